@@ -1,0 +1,48 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Strict settings for every target of ours (BUILD-NOTES.md §b).
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .strictMemorySafety(),
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "ToolCallKit",
+    products: [
+        .library(name: "ToolCallKit", targets: ["ToolCallKit"]),
+        .executable(name: "toolcall", targets: ["toolcall"]),
+        .executable(name: "toolcall-bench", targets: ["ToolCallBench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CPCRE2",
+            pkgConfig: "libpcre2-8",
+            providers: [.apt(["libpcre2-dev"]), .brew(["pcre2"])]
+        ),
+        .target(
+            name: "ToolCallKit",
+            dependencies: ["CPCRE2"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "toolcall",
+            dependencies: ["ToolCallKit"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "ToolCallBench",
+            dependencies: ["ToolCallKit"],
+            path: "Benchmarks/ToolCallBench",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ToolCallKitTests",
+            dependencies: ["ToolCallKit"],
+            swiftSettings: strict + [.define("TOOLCALLKIT_INTERNAL_CHECKS")]
+        ),
+    ]
+)

@@ -1,0 +1,103 @@
+// ToolCallKit — the events a decoder emits (DESIGN.md §3).
+
+/// A complete, accepted tool call.
+public struct ToolCall: Sendable, Equatable {
+    /// The call's position among the calls started in this stream, from 0.
+    public var index: Int
+    /// The call id: the model's own when it gave a fresh one, otherwise generated.
+    public var id: String
+    /// The function name.
+    public var name: String
+    /// The typed arguments (always a JSON object).
+    public var arguments: JSONValue
+    /// The exact input bytes of the call, markers included, when raw spans were requested.
+    public var raw: [UInt8]?
+
+    public init(index: Int, id: String, name: String, arguments: JSONValue, raw: [UInt8]? = nil) {
+        self.index = index
+        self.id = id
+        self.name = name
+        self.arguments = arguments
+        self.raw = raw
+    }
+}
+
+/// Tool-call markup that could not become a call.
+///
+/// A rejection is data, not an error: the stream goes on. `raw` holds every byte the rejection
+/// accounts for, so nothing the model wrote is lost; it may contain sensitive argument values.
+public struct RejectedToolCall: Sendable, Equatable {
+    /// Why the markup was rejected.
+    public struct Reason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The markup does not follow the format's grammar.
+        public static let malformed = Reason(rawValue: "malformed")
+        /// The stream ended inside the call's payload.
+        public static let incomplete = Reason(rawValue: "incomplete")
+        /// `tools` was given and does not declare the name.
+        public static let undeclaredTool = Reason(rawValue: "undeclared_tool")
+        /// The call passed the size cap or the nesting cap.
+        public static let tooLarge = Reason(rawValue: "too_large")
+        /// The arguments do not fit the tool's schema.
+        public static let invalidArguments = Reason(rawValue: "invalid_arguments")
+    }
+
+    public var reason: Reason
+    /// The format's raw value (`xml_function`, not `xmlFunction`).
+    public var format: ToolCallFormat
+    /// The bytes this rejection accounts for.
+    public var raw: [UInt8]
+    /// A human-readable explanation; for `invalid_arguments`, one line per violation.
+    public var detail: String
+    /// Set when the call had started (a `tool_call_start` was emitted).
+    public var index: Int?
+    public var id: String?
+    public var name: String?
+
+    public init(
+        reason: Reason, format: ToolCallFormat, raw: [UInt8], detail: String,
+        index: Int? = nil, id: String? = nil, name: String? = nil
+    ) {
+        self.reason = reason
+        self.format = format
+        self.raw = raw
+        self.detail = detail
+        self.index = index
+        self.id = id
+        self.name = name
+    }
+}
+
+/// One event of a decoded stream, in source order (DESIGN.md §3).
+public enum ToolCallEvent: Sendable, Equatable {
+    /// Visible content. `raw` (with raw spans on) is the same bytes.
+    case text(String, raw: [UInt8]?)
+    /// Content of a reasoning block (with reasoning separation on).
+    case reasoning(String, raw: [UInt8]?)
+    /// A call has begun and its name is known.
+    case toolCallStart(index: Int, id: String, name: String)
+    /// The next fragment of a call's arguments, as JSON text.
+    case toolCallDelta(index: Int, arguments: String)
+    /// A call is complete.
+    case toolCall(ToolCall)
+    /// Markup that could not become a call.
+    case rejected(RejectedToolCall)
+    /// Markup that yields no call and is no error (emitted only with raw spans on).
+    case markup(raw: [UInt8])
+    /// The stream has finished.
+    case end(toolCalls: Int, rejected: Int, bytes: Int)
+
+    /// The input bytes this event accounts for, when it carries any.
+    public var rawBytes: [UInt8]? {
+        switch self {
+        case .text(_, let raw), .reasoning(_, let raw): return raw
+        case .toolCall(let c): return c.raw
+        case .rejected(let r): return r.raw
+        case .markup(let raw): return raw
+        case .toolCallStart, .toolCallDelta, .end: return nil
+        }
+    }
+}

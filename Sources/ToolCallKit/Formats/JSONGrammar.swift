@@ -1,0 +1,217 @@
+// ToolCallKit — the `json` format (Hermes / Qwen): `<tool_call>{"name": .., "arguments": ..}</tool_call>`.
+
+/// Grammar for the `json` format.
+///
+/// Frames: `<tool_call>` (or `<|tool_call_start|>`, which some Hermes-style templates use) + a
+/// call object + `</tool_call>` (or `<|tool_call_end|>`). Several objects may share one frame,
+/// separated by white space or a comma. Rules beyond the sketch in DESIGN.md §2:
+///
+/// - `arguments` or `parameters`; an object, or a JSON string that encodes an object (decoded
+///   once). A name-only object inside tags is a zero-argument call (`{}`).
+/// - The end marker inside a JSON string is data: the call object is parsed, not searched.
+/// - A missing end marker at end of stream is accepted when the object is complete.
+/// - The doubled-brace drift of some Qwen templates, `{{` + object + `}}` with the closing
+///   tag missing, is accepted; any other tail after the object is `malformed`.
+/// - With `tools`, a bare call object in prose whose name is declared is a call; any other
+///   bare JSON (or prose with braces) is text. Bare objects are reported when complete, since
+///   until then they may still be prose.
+/// - Orphan end markers are `markup`.
+struct JSONGrammar: CallGrammar {
+    private enum State: Sendable {
+        /// After the opening tag: white space, then `{` (or `{{`).
+        case open
+        /// Reading a call object; `doubled` when the drift `{{` opened it.
+        case object(CallObjectReader, doubled: Bool)
+        /// After an object: white space, closers owed by `{{`, then the end tag or another object.
+        case afterObject(closersOwed: Int)
+        /// After garbage: skipping to the end tag; the frame is rejected as `malformed`.
+        case junk(detail: String)
+        /// A bare object in prose (not streamed).
+        case bare(CallObjectReader)
+    }
+
+    let markers: [Marker] = [
+        Marker("<tool_call>"),
+        Marker("<|tool_call_start|>"),
+        Marker("</tool_call>", kind: .stray),
+        Marker("<|tool_call_end|>", kind: .stray),
+        Marker("{", condition: .whenToolsDeclared),
+    ]
+    private static let endTags = MarkerSet(["</tool_call>", "<|tool_call_end|>"])
+    let skipRule = SkipRule.through([Array("</tool_call>".utf8), Array("<|tool_call_end|>".utf8)])
+
+    private var state: State = .open
+    private var pos = 0
+    /// Whether the current call in this frame was reported (start .. accept pending).
+    private var pendingCall: (call: ParsedCallObject, end: Int)?
+
+    mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
+        pendingCall = nil
+        if marker == 4 {
+            state = .bare(CallObjectReader(at: at, streaming: false, maxDepth: context.maxDepth))
+            pos = at
+        } else {
+            state = .open
+            pos = bodyStart
+        }
+    }
+
+    mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
+        while true {
+            switch state {
+            case .open:
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                guard w[pos] == UInt8(ascii: "{") else {
+                    if let step = endTagOrJunk(w, detail: "expected a JSON object after the tag", actions: &actions) {
+                        return step
+                    }
+                    continue
+                }
+                // Look past `{` and white space for the doubled-brace drift.
+                var j = pos + 1
+                while j < w.end && JSONReader.isSpace(w[j]) { j += 1 }
+                guard j < w.end else { return .needMore }
+                let doubled = w[j] == UInt8(ascii: "{")
+                let start = doubled ? j : pos
+                state = .object(CallObjectReader(at: start, streaming: true, maxDepth: context.maxDepth), doubled: doubled)
+                pos = start
+            case .object(var reader, let doubled):
+                let result = reader.advance(w, actions: &actions)
+                pos = reader.pos
+                switch result {
+                case .needMore:
+                    state = .object(reader, doubled: doubled)
+                    return .needMore
+                case .tooDeep(let at):
+                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    return .skip
+                case .error(let m, let at):
+                    pos = at
+                    state = .junk(detail: m)
+                case .complete(let call, let end):
+                    guard let name = call.name else {
+                        pos = end
+                        state = .junk(detail: "the call object has no name")
+                        continue
+                    }
+                    guard let arguments = call.arguments ?? (call.hasArgumentsKey ? nil : .object([])),
+                        arguments.isObject
+                    else {
+                        pos = end
+                        state = .junk(detail: "arguments is not a JSON object")
+                        continue
+                    }
+                    if !reader.started {
+                        reader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
+                    }
+                    var settled = call
+                    settled.arguments = arguments
+                    pendingCall = (settled, end)
+                    state = .afterObject(closersOwed: doubled ? 2 : 0)
+                    pos = end
+                }
+            case .afterObject(let owed):
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                let b = w[pos]
+                if owed > 0 && b == UInt8(ascii: "}") {
+                    pos += 1
+                    state = .afterObject(closersOwed: owed - 1)
+                } else if owed == 0 && (b == UInt8(ascii: ",") || b == UInt8(ascii: "{")) {
+                    // Another object in the same frame: the pending call ends here.
+                    acceptPending(actions: &actions, end: pos)
+                    if b == UInt8(ascii: ",") { pos += 1 }
+                    state = .open
+                } else if b == UInt8(ascii: "<") && owed == 0 {
+                    switch JSONGrammar.endTags.search(w, from: pos, end: min(w.end, pos + 20)) {
+                    case .found(let k, let at) where at == pos:
+                        let end = pos + JSONGrammar.endTags.markers[k].count
+                        acceptPending(actions: &actions, end: end)
+                        return .finished(at: end)
+                    case .partial(let at) where at == pos:
+                        return .needMore
+                    default:
+                        state = .junk(detail: "unexpected text after the call object")
+                    }
+                } else {
+                    state = .junk(detail: owed > 0 ? "expected '}'" : "unexpected text after the call object")
+                }
+            case .junk(let detail):
+                pendingCall = nil
+                switch JSONGrammar.endTags.search(w, from: pos, end: w.end) {
+                case .found(let k, let at):
+                    let end = at + JSONGrammar.endTags.markers[k].count
+                    actions.append(.reject(.malformed, detail: detail, end: end))
+                    return .finished(at: end)
+                case .partial(let at):
+                    pos = at
+                    return .needMore
+                case .none:
+                    pos = w.end
+                    return .needMore
+                }
+            case .bare(var reader):
+                let result = reader.advance(w, actions: &actions)
+                pos = reader.pos
+                switch result {
+                case .needMore:
+                    state = .bare(reader)
+                    return .needMore
+                case .error(_, let at), .tooDeep(let at):
+                    actions.append(.text(end: at))
+                    return .finished(at: at)
+                case .complete(let call, let end):
+                    guard let name = call.name, let tools = context.tools, tools.declares(name),
+                        call.hasArgumentsKey, let arguments = call.arguments, arguments.isObject
+                    else {
+                        actions.append(.text(end: end))
+                        return .finished(at: end)
+                    }
+                    reader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
+                    actions.append(.accept(arguments: arguments, end: end))
+                    return .finished(at: end)
+                }
+            }
+        }
+    }
+
+    /// At `<` where an object belongs: an end tag closes an empty frame, anything else is junk.
+    private mutating func endTagOrJunk(_ w: ByteWindow, detail: String, actions: inout [GrammarAction]) -> GrammarStep? {
+        switch JSONGrammar.endTags.search(w, from: pos, end: min(w.end, pos + 20)) {
+        case .found(let k, let at) where at == pos:
+            let end = pos + JSONGrammar.endTags.markers[k].count
+            actions.append(.markup(end: end))
+            return .finished(at: end)
+        case .partial(let at) where at == pos:
+            return .needMore
+        default:
+            state = .junk(detail: detail)
+            return nil
+        }
+    }
+
+    private mutating func acceptPending(actions: inout [GrammarAction], end: Int) {
+        if let p = pendingCall {
+            actions.append(.accept(arguments: p.call.arguments ?? .object([]), end: end))
+            pendingCall = nil
+        }
+    }
+
+    mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
+        switch state {
+        case .open, .object:
+            actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
+        case .afterObject(let owed):
+            if owed == 0 {
+                acceptPending(actions: &actions, end: w.end)
+            } else {
+                actions.append(.reject(.incomplete, detail: "the stream ended before the closing braces", end: w.end))
+            }
+        case .junk(let detail):
+            actions.append(.reject(.malformed, detail: detail, end: w.end))
+        case .bare:
+            actions.append(.text(end: w.end))
+        }
+    }
+}

@@ -1,0 +1,189 @@
+// ToolCallKit — the `llama3` format: `<|python_tag|>{"name": .., "parameters": ..}` or bare JSON.
+
+/// Grammar for Llama 3.x JSON tool calls.
+///
+/// - After `<|python_tag|>`: one or more call objects (`parameters` or `arguments`), separated
+///   by `;` or white space, or a JSON array of them. These are streamed, and a malformed one is
+///   `rejected` (`malformed`) up to the next `<|python_tag|>` or the end of the stream, since
+///   the format has no end marker.
+/// - A bare call object (or array of them) at the start of the output, or anywhere when
+///   `tools` declares its name, is a call; further objects may follow after `;` or newlines.
+///   A bare object is reported only when complete, because until then it may be prose: JSON
+///   that is not a call (no name, no arguments, invalid) stays text, and so does a bare
+///   object in mid-prose whose name is not declared.
+/// - Text after the last call is text.
+struct Llama3Grammar: CallGrammar {
+    private enum State: Sendable {
+        /// After `<|python_tag|>`: white space, then `{` or `[`.
+        case open
+        /// Reading a call object; `bare` when it may still be prose.
+        case object(CallObjectReader, bare: Bool)
+        /// Inside `[ ... ]` of call objects: expecting an element or `]`.
+        case listElement(bare: Bool, first: Bool)
+        /// After an element of a list: `,` or `]`.
+        case listNext(bare: Bool)
+        /// After a call: separators, then another call or the end of the frame.
+        case between(bare: Bool)
+        /// Malformed tagged call: skipping to the next `<|python_tag|>`.
+        case malformed(detail: String)
+    }
+
+    let markers: [Marker] = [
+        Marker("<|python_tag|>"),
+        Marker("{", condition: .atStartOrWhenToolsDeclared),
+        Marker("[", condition: .atStartOrWhenToolsDeclared),
+    ]
+    private static let tag = MarkerSet(["<|python_tag|>"])
+    let skipRule = SkipRule.before([Array("<|python_tag|>".utf8)])
+
+    private var state: State = .open
+    private var pos = 0
+    private var inList = false
+    /// The frame began at the start of the output (a bare call there needs no declared name).
+    private var atStart = false
+    /// Where text after the last call would begin (separators are given back as text).
+    private var lastCallEnd = 0
+
+    mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
+        self.atStart = atStart
+        inList = false
+        lastCallEnd = at
+        switch marker {
+        case 0:
+            state = .open
+            pos = bodyStart
+        case 1:
+            state = .object(CallObjectReader(at: at, streaming: false, maxDepth: context.maxDepth), bare: true)
+            pos = at
+        default:
+            inList = true
+            state = .listElement(bare: true, first: true)
+            pos = bodyStart
+        }
+    }
+
+    mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
+        while true {
+            switch state {
+            case .open:
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                switch w[pos] {
+                case UInt8(ascii: "{"):
+                    state = .object(CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth), bare: false)
+                case UInt8(ascii: "["):
+                    pos += 1
+                    inList = true
+                    state = .listElement(bare: false, first: true)
+                default:
+                    state = .malformed(detail: "expected a JSON call after <|python_tag|>")
+                }
+            case .object(var reader, let bare):
+                let result = reader.advance(w, actions: &actions)
+                pos = reader.pos
+                switch result {
+                case .needMore:
+                    state = .object(reader, bare: bare)
+                    return .needMore
+                case .tooDeep(let at):
+                    if bare { return giveBack(at: at, actions: &actions) }
+                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    return .skip
+                case .error(let m, let at):
+                    if bare { return giveBack(at: at, actions: &actions) }
+                    pos = at
+                    state = .malformed(detail: m)
+                case .complete(let call, let end):
+                    guard let name = call.name, call.hasArgumentsKey, let arguments = call.arguments,
+                        arguments.isObject
+                    else {
+                        if bare { return giveBack(at: end, actions: &actions) }
+                        pos = end
+                        state = .malformed(detail: "not a call object (a name and an arguments object)")
+                        continue
+                    }
+                    if bare && !atStart && !(context.tools?.declares(name) ?? false) {
+                        return giveBack(at: end, actions: &actions)
+                    }
+                    if !reader.started {
+                        reader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
+                    }
+                    actions.append(.accept(arguments: arguments, end: end))
+                    pos = end
+                    lastCallEnd = end
+                    state = inList ? .listNext(bare: bare) : .between(bare: bare)
+                }
+            case .listElement(let bare, let first):
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                if w[pos] == UInt8(ascii: "{") {
+                    state = .object(CallObjectReader(at: pos, streaming: !bare, maxDepth: context.maxDepth), bare: bare)
+                } else if first && w[pos] == UInt8(ascii: "]") {
+                    pos += 1
+                    if bare { return giveBack(at: pos, actions: &actions) }
+                    actions.append(.markup(end: pos))
+                    return .finished(at: pos)
+                } else {
+                    if bare { return giveBack(at: pos, actions: &actions) }
+                    state = .malformed(detail: "expected a call object in the list")
+                }
+            case .listNext(let bare):
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                if w[pos] == UInt8(ascii: ",") {
+                    pos += 1
+                    state = .listElement(bare: bare, first: false)
+                } else if w[pos] == UInt8(ascii: "]") {
+                    pos += 1
+                    actions.append(.markup(end: pos))
+                    return .finished(at: pos)
+                } else {
+                    return .finished(at: lastCallEnd)
+                }
+            case .between(let bare):
+                // Separators: `;`, white space. Another `{` continues the frame.
+                var j = pos
+                while j < w.end && (w[j] == UInt8(ascii: ";") || JSONReader.isSpace(w[j])) { j += 1 }
+                guard j < w.end else { return .needMore }
+                if w[j] == UInt8(ascii: "{") {
+                    pos = j
+                    state = .object(CallObjectReader(at: j, streaming: !bare, maxDepth: context.maxDepth), bare: bare)
+                } else {
+                    return .finished(at: lastCallEnd)
+                }
+            case .malformed(let detail):
+                switch Llama3Grammar.tag.search(w, from: pos, end: w.end) {
+                case .found(_, let at):
+                    actions.append(.reject(.malformed, detail: detail, end: at))
+                    return .finished(at: at)
+                case .partial(let at):
+                    pos = at
+                    return .needMore
+                case .none:
+                    pos = w.end
+                    return .needMore
+                }
+            }
+        }
+    }
+
+    /// A bare candidate turned out to be prose: the bytes since the last call are text, and
+    /// scanning resumes after the byte that decided it.
+    private mutating func giveBack(at: Int, actions: inout [GrammarAction]) -> GrammarStep {
+        let end = max(at, lastCallEnd + 1)
+        actions.append(.text(end: end))
+        return .finished(at: end)
+    }
+
+    mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
+        switch state {
+        case .between, .object(_, bare: true), .listElement(bare: true, _), .listNext(bare: true):
+            // After a call, or inside a bare candidate: the rest is text.
+            actions.append(.text(end: w.end))
+        case .open, .object, .listElement, .listNext:
+            actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
+        case .malformed(let detail):
+            actions.append(.reject(.malformed, detail: detail, end: w.end))
+        }
+    }
+}

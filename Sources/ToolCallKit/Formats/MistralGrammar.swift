@@ -1,0 +1,218 @@
+// ToolCallKit — the `mistral` format: `[TOOL_CALLS]name[ARGS]{..}` and `[TOOL_CALLS][{..}, ..]`.
+
+/// Grammar for Mistral tool calls, in both spellings.
+///
+/// - v11 and later: `[TOOL_CALLS]NAME[ARGS]{json}`, optionally `[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{json}`,
+///   repeated per call. `[TOOL_CALLS]NAME{json}` without `[ARGS]` is accepted too (servers that
+///   skip special tokens drop it). White space around the name is ignored.
+/// - Before v11: `[TOOL_CALLS][{"name": .., "arguments": ..}, ..]`; a list entry's `id` is
+///   passed through. Junk between the marker and the list (`[TOOL_CALLS] junk [{..}]`) is
+///   tolerated and kept in the first call's raw span.
+/// - There is no end marker: a call ends where its JSON value ends, and what follows is text.
+///   A malformed call runs to the next `[TOOL_CALLS]` or the end of the stream and is
+///   `rejected` as `malformed`; one cut off inside its JSON is `incomplete`.
+struct MistralGrammar: CallGrammar {
+    private enum State: Sendable {
+        /// After `[TOOL_CALLS]`: white space, then a name or `[`.
+        case open
+        /// Reading a name that began at `start`.
+        case name(start: Int)
+        /// After the name: `[ARGS]`, `[CALL_ID]`, `{`, or a list after junk.
+        case afterName(name: String, id: String?)
+        /// Reading a `[CALL_ID]` value that began at `start`.
+        case callID(name: String, start: Int)
+        /// Reading the arguments object.
+        case args(JSONReader, RawDeltaStreamer)
+        /// Inside the list: an element, or `]` when `first`.
+        case listElement(first: Bool)
+        /// Reading a list element.
+        case listObject(CallObjectReader)
+        /// After a list element: `,` or `]`.
+        case listNext
+        /// Skipping a malformed call to the next `[TOOL_CALLS]`.
+        case malformed(detail: String)
+    }
+
+    let markers: [Marker] = [Marker("[TOOL_CALLS]")]
+    private static let startMarker = MarkerSet(["[TOOL_CALLS]"])
+    private static let innerMarkers = MarkerSet(["[ARGS]", "[CALL_ID]"])
+    let skipRule = SkipRule.before([Array("[TOOL_CALLS]".utf8)])
+
+    private var state: State = .open
+    private var pos = 0
+
+    mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
+        state = .open
+        pos = bodyStart
+    }
+
+    private static func endsName(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: "[") || b == UInt8(ascii: "{") || JSONReader.isSpace(b)
+    }
+
+    mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
+        while true {
+            switch state {
+            case .open:
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                if w[pos] == UInt8(ascii: "[") {
+                    pos += 1
+                    state = .listElement(first: true)
+                } else if w[pos] == UInt8(ascii: "{") {
+                    state = .malformed(detail: "arguments without a function name")
+                } else {
+                    state = .name(start: pos)
+                }
+            case .name(let start):
+                while pos < w.end && !MistralGrammar.endsName(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                let name = String(decoding: w.slice(start..<pos), as: UTF8.self)
+                state = .afterName(name: name, id: nil)
+            case .afterName(let name, let id):
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                if w[pos] == UInt8(ascii: "{") {
+                    beginArgs(name: name, id: id, actions: &actions, context: context)
+                    continue
+                }
+                guard w[pos] == UInt8(ascii: "[") else {
+                    state = .malformed(detail: "expected [ARGS] or a JSON object after the name")
+                    continue
+                }
+                switch MistralGrammar.innerMarkers.search(w, from: pos, end: min(w.end, pos + 9)) {
+                case .found(let k, let at) where at == pos:
+                    pos += MistralGrammar.innerMarkers.markers[k].count
+                    if k == 0 {
+                        while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                        guard pos < w.end else {
+                            state = .afterName(name: name, id: id)
+                            return .needMore
+                        }
+                        guard w[pos] == UInt8(ascii: "{") else {
+                            state = .malformed(detail: "expected a JSON object after [ARGS]")
+                            continue
+                        }
+                        beginArgs(name: name, id: id, actions: &actions, context: context)
+                    } else {
+                        state = .callID(name: name, start: pos)
+                    }
+                case .partial(let at) where at == pos:
+                    return .needMore
+                default:
+                    // `[` that is not a marker: a call list after junk, or garbage.
+                    var j = pos + 1
+                    while j < w.end && JSONReader.isSpace(w[j]) { j += 1 }
+                    guard j < w.end else { return .needMore }
+                    if w[j] == UInt8(ascii: "{") {
+                        pos += 1
+                        state = .listElement(first: true)
+                    } else {
+                        state = .malformed(detail: "expected [ARGS] after the name")
+                    }
+                }
+            case .callID(let name, let start):
+                while pos < w.end && !MistralGrammar.endsName(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                let id = String(decoding: w.slice(start..<pos), as: UTF8.self)
+                state = .afterName(name: name, id: id.isEmpty ? nil : id)
+            case .args(var reader, var streamer):
+                let event = reader.advance(w, from: &pos, to: w.end)
+                switch event {
+                case .needMore, .valueStart, .valueEnd:
+                    streamer.flush(w, upTo: pos, final: false, actions: &actions)
+                    state = .args(reader, streamer)
+                    if case .needMore = event { return .needMore }
+                case .complete(let value, let end):
+                    streamer.flush(w, upTo: end, final: true, actions: &actions)
+                    actions.append(.accept(arguments: value, end: end))
+                    return .finished(at: end)
+                case .error(let m, let at):
+                    pos = at
+                    state = .malformed(detail: m)
+                case .tooDeep(let at):
+                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    return .skip
+                }
+            case .listElement(let first):
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                if w[pos] == UInt8(ascii: "{") {
+                    state = .listObject(CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth))
+                } else if first && w[pos] == UInt8(ascii: "]") {
+                    pos += 1
+                    actions.append(.markup(end: pos))
+                    return .finished(at: pos)
+                } else {
+                    state = .malformed(detail: "expected a call object in the list")
+                }
+            case .listObject(var reader):
+                let result = reader.advance(w, actions: &actions)
+                pos = reader.pos
+                switch result {
+                case .needMore:
+                    state = .listObject(reader)
+                    return .needMore
+                case .tooDeep(let at):
+                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    return .skip
+                case .error(let m, let at):
+                    pos = at
+                    state = .malformed(detail: m)
+                case .complete(let call, let end):
+                    pos = end
+                    guard let name = call.name, let arguments = call.arguments, arguments.isObject else {
+                        state = .malformed(detail: "not a call object (a name and an arguments object)")
+                        continue
+                    }
+                    if !reader.started {
+                        reader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
+                    }
+                    actions.append(.accept(arguments: arguments, end: end))
+                    state = .listNext
+                }
+            case .listNext:
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                if w[pos] == UInt8(ascii: ",") {
+                    pos += 1
+                    state = .listElement(first: false)
+                } else if w[pos] == UInt8(ascii: "]") {
+                    pos += 1
+                    actions.append(.markup(end: pos))
+                    return .finished(at: pos)
+                } else {
+                    state = .malformed(detail: "expected ',' or ']' in the call list")
+                }
+            case .malformed(let detail):
+                switch MistralGrammar.startMarker.search(w, from: pos, end: w.end) {
+                case .found(_, let at):
+                    actions.append(.reject(.malformed, detail: detail, end: at))
+                    return .finished(at: at)
+                case .partial(let at):
+                    pos = at
+                    return .needMore
+                case .none:
+                    pos = w.end
+                    return .needMore
+                }
+            }
+        }
+    }
+
+    private mutating func beginArgs(name: String, id: String?, actions: inout [GrammarAction], context: GrammarContext) {
+        actions.append(.start(name: name, id: id))
+        state = .args(JSONReader(maxDepth: context.maxDepth), RawDeltaStreamer(from: pos))
+    }
+
+    mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
+        switch state {
+        case .malformed(let detail):
+            actions.append(.reject(.malformed, detail: detail, end: w.end))
+        case .listNext:
+            actions.append(.reject(.incomplete, detail: "the stream ended inside the call list", end: w.end))
+        default:
+            actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
+        }
+    }
+}

@@ -1,0 +1,98 @@
+// ToolCallKit — the retained input window that every grammar reads by absolute offset.
+
+/// The bytes of the stream that are still needed, addressed by absolute stream offset.
+///
+/// The decoder appends each chunk here and drops what has been accounted for. Grammars keep
+/// absolute offsets (never indices into a chunk), so dropping a consumed prefix never moves
+/// anything they point at; they must not read before the last cut the decoder made.
+///
+/// It does not interpret bytes and does not decide what to drop: ``ToolCallDecoder`` does.
+struct ByteWindow: Sendable {
+    /// The retained bytes; `storage[0]` is at absolute offset `base`.
+    private(set) var storage: [UInt8] = []
+    /// The absolute offset of the first retained byte.
+    private(set) var base: Int = 0
+
+    /// One past the absolute offset of the last byte received.
+    var end: Int { base + storage.count }
+
+    @inline(__always)
+    subscript(offset: Int) -> UInt8 { storage[offset &- base] }
+
+    /// The bytes in an absolute range.
+    func slice(_ range: Range<Int>) -> ArraySlice<UInt8> {
+        storage[(range.lowerBound - base)..<(range.upperBound - base)]
+    }
+
+    /// The bytes in an absolute range, copied.
+    func bytes(_ range: Range<Int>) -> [UInt8] { Array(slice(range)) }
+
+    mutating func append(_ chunk: some Sequence<UInt8>) {
+        storage.append(contentsOf: chunk)
+    }
+
+    /// Drops every byte before `offset`. Cheap when little remains: the bytes kept are moved.
+    mutating func discard(before offset: Int) {
+        let n = offset - base
+        guard n > 0 else { return }
+        if n >= storage.count {
+            storage.removeAll(keepingCapacity: storage.capacity <= 1 << 20)
+        } else {
+            storage.removeSubrange(0..<n)
+        }
+        base = offset
+    }
+}
+
+// MARK: - UTF-8 helpers shared by every emitter
+
+enum UTF8Boundary {
+    /// The largest `e <= end` such that `[start, e)` does not end inside a UTF-8 sequence that
+    /// could still be completed by later bytes. Invalid bytes are not held (they become
+    /// U+FFFD whatever follows), only a valid but unfinished sequence of at most 3 bytes.
+    static func safeEnd(_ w: ByteWindow, start: Int, end: Int) -> Int {
+        var i = end - 1
+        var back = 0
+        while i >= start && back < 3 {
+            let b = w[i]
+            if b & 0xC0 != 0x80 {
+                // A lead byte (or ASCII) at i.
+                let need: Int
+                if b < 0x80 {
+                    return end
+                } else if b & 0xE0 == 0xC0 {
+                    need = b >= 0xC2 ? 2 : 0
+                } else if b & 0xF0 == 0xE0 {
+                    need = 3
+                } else if b & 0xF8 == 0xF0 && b <= 0xF4 {
+                    need = 4
+                } else {
+                    need = 0
+                }
+                let have = end - i
+                if need > have && validPrefix(w, lead: i, have: have) { return i }
+                return end
+            }
+            i -= 1
+            back += 1
+        }
+        return end
+    }
+
+    /// Whether the `have` bytes at `lead` are a prefix of some valid UTF-8 sequence.
+    private static func validPrefix(_ w: ByteWindow, lead: Int, have: Int) -> Bool {
+        let b0 = w[lead]
+        if have >= 2 {
+            let b1 = w[lead + 1]
+            switch b0 {
+            case 0xE0: if b1 < 0xA0 || b1 > 0xBF { return false }
+            case 0xED: if b1 < 0x80 || b1 > 0x9F { return false }
+            case 0xF0: if b1 < 0x90 || b1 > 0xBF { return false }
+            case 0xF4: if b1 < 0x80 || b1 > 0x8F { return false }
+            default: if b1 & 0xC0 != 0x80 { return false }
+            }
+        }
+        if have >= 3 && w[lead + 2] & 0xC0 != 0x80 { return false }
+        return true
+    }
+}

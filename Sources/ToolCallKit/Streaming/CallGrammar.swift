@@ -1,0 +1,105 @@
+// ToolCallKit — the contract between the decoder and one format's grammar.
+
+/// A literal that the text scanner looks for, and what it means.
+struct Marker: Sendable {
+    /// When the marker counts.
+    enum Condition: Sendable {
+        /// Anywhere in text.
+        case always
+        /// Only while no visible (non-white-space) text has been emitted.
+        case atStart
+        /// Only when `tools` is given.
+        case whenToolsDeclared
+        /// At the start of the output, or anywhere when `tools` is given.
+        case atStartOrWhenToolsDeclared
+    }
+
+    /// What a match does.
+    enum Kind: Sendable {
+        /// Begins a frame that the grammar parses.
+        case start
+        /// An orphan end marker: a `markup` event on its own.
+        case stray
+    }
+
+    var bytes: [UInt8]
+    var kind: Kind = .start
+    var condition: Condition = .always
+
+    init(_ text: String, kind: Kind = .start, condition: Condition = .always) {
+        self.bytes = Array(text.utf8)
+        self.kind = kind
+        self.condition = condition
+    }
+}
+
+/// How the decoder skips the rest of a call that went over the size cap (DESIGN.md §6).
+enum SkipRule: Sendable {
+    /// Skip through the first of these end markers (it is part of the skipped call).
+    case through([[UInt8]])
+    /// Skip up to (not including) the next of these start markers, or to the end of the stream.
+    case before([[UInt8]])
+}
+
+/// What the decoder tells a grammar about the stream.
+struct GrammarContext: Sendable {
+    var format: ToolCallFormat
+    var tools: ToolSet?
+    var maxDepth: Int
+}
+
+/// What a grammar reports, in source order. Offsets are absolute stream offsets.
+///
+/// A call is reported as `start`, any number of `delta`s, then one `accept` or `reject`.
+/// `accept`, `reject`, `markup` and `text` each account for the bytes from the previous such
+/// action (or the frame's first byte) up to `end`.
+enum GrammarAction: Sendable {
+    /// A call's name is known (and, when the format carries one, the model's id).
+    case start(name: String, id: String?)
+    /// The next fragment of the current call's arguments, as JSON text.
+    case delta(String)
+    /// The current call is complete.
+    case accept(arguments: JSONValue, end: Int)
+    /// The current markup could not become a call.
+    case reject(RejectedToolCall.Reason, detail: String, end: Int)
+    /// Markup that yields no call and is no error.
+    case markup(end: Int)
+    /// The bytes were not markup after all: plain text.
+    case text(end: Int)
+}
+
+/// Where a grammar stopped.
+enum GrammarStep: Sendable {
+    /// Every byte received so far is consumed; the frame goes on.
+    case needMore
+    /// The frame ended at `at`; the decoder scans what follows as text. Every byte before `at`
+    /// must be accounted for by an action.
+    case finished(at: Int)
+    /// The grammar gave up on an oversized call after rejecting what it had: the decoder skips
+    /// the rest of it by the format's ``SkipRule``.
+    case skip
+}
+
+/// One format's grammar: a resumable parser for what follows a start marker.
+///
+/// The decoder (the driver) finds the markers, owns raw-span accounting, ids, authorization,
+/// caps and event order. A grammar only reads bytes from the window, keeping its own cursor, and
+/// reports ``GrammarAction``s. It never rereads what it consumed, except for a bounded look
+/// behind, and never reads before the end of its last reported action.
+///
+/// The loop contract: the decoder calls ``begin(marker:at:bodyStart:atStart:context:)`` once per frame,
+/// then ``advance(_:context:actions:)`` after every chunk until it returns `.finished` or
+/// `.skip`, and ``finish(_:context:actions:)`` at end of stream if the frame is still open.
+protocol CallGrammar: Sendable {
+    /// The literals that start (or stray into) markup for this format.
+    var markers: [Marker] { get }
+    /// How to skip the rest of a call past the size cap.
+    var skipRule: SkipRule { get }
+    /// A frame begins: `markers[marker]` matched at `at`, and its body starts at `bodyStart`.
+    /// `atStart` tells whether no visible text came before it (the start of the output).
+    mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext)
+    /// Consumes the bytes received since the last call.
+    mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep
+    /// The stream ended inside the frame: account for every remaining byte.
+    mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction])
+}

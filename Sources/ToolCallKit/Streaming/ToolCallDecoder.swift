@@ -1,0 +1,392 @@
+// ToolCallKit — the streaming decoder: bytes in any chunking, events in source order.
+
+/// Turns a model's output bytes into ``ToolCallEvent``s while they stream.
+///
+/// One decoder serves one generation stream. Feed it chunks of any size (even one byte, even
+/// half a UTF-8 sequence) with ``feed(_:)`` and call ``finish()`` once at the end. The events
+/// for the same bytes are equivalent however they were chunked (DESIGN.md §3), each byte is
+/// examined a bounded number of times, and only a suffix that could still begin a marker (or
+/// an unfinished UTF-8 sequence) is held back.
+///
+/// The decoder is the driver of the pipeline: it scans text for the format's markers, hands
+/// each frame to the format's ``CallGrammar``, and owns raw-span accounting, call ids,
+/// authorization against the declared tools, the caps of DESIGN.md §6 and end of stream. It is
+/// a `Sendable` value: copy it to fork a stream's state.
+///
+/// It does not detokenize (see ``TokenStreamDecoder``) and does not write JSON (the CLI does).
+public struct ToolCallDecoder: Sendable {
+    /// Settings for one decoder.
+    public struct Options: Sendable {
+        /// Attach `raw` bytes to every event that accounts for input (DESIGN.md §3).
+        public var rawSpans: Bool = false
+        /// Seed for call ids; with a seed the output is reproducible.
+        public var idSeed: UInt64? = nil
+        /// The largest call, in bytes, before it is rejected as `too_large`.
+        public var maxCallBytes: Int = 16 << 20
+        /// The deepest nesting a value parser accepts.
+        public var maxDepth: Int = 512
+
+        public init(
+            rawSpans: Bool = false, idSeed: UInt64? = nil, maxCallBytes: Int = 16 << 20,
+            maxDepth: Int = 512
+        ) {
+            self.rawSpans = rawSpans
+            self.idSeed = idSeed
+            self.maxCallBytes = maxCallBytes
+            self.maxDepth = maxDepth
+        }
+    }
+
+    /// The largest piece of a skipped oversized call reported in one rejection.
+    static let skipPieceBytes = 64 << 10
+
+    /// What the decoder is inside of.
+    private enum Mode: Sendable {
+        /// Plain text, looking for markers.
+        case text
+        /// A frame that the grammar is parsing.
+        case frame
+        /// The rest of an oversized call, skipped by the format's rule.
+        case skipping(SkipRule)
+        /// `finish()` ran.
+        case finished
+    }
+
+    /// The call the grammar is reporting on, if any.
+    private enum Current: Sendable {
+        case none
+        /// Started and announced with `tool_call_start`.
+        case started(index: Int, id: String, name: String)
+        /// Named, but the name is not declared: it will be rejected, and nothing is announced.
+        case undeclared(name: String)
+    }
+
+    public let format: ToolCallFormat
+    public let tools: ToolSet?
+    public let options: Options
+
+    private var grammar: any CallGrammar
+    private let markerSet: MarkerSet
+    private let markers: [Marker]
+    private let context: GrammarContext
+    private var window = ByteWindow()
+    private var mode: Mode = .text
+    private var current: Current = .none
+    /// The first byte not yet accounted for by an event.
+    private var cut = 0
+    /// Whether visible (non-white-space) text has been emitted.
+    private var sawVisibleText = false
+    private var ids: CallIDGenerator
+    private var nextIndex = 0
+    private var accepted = 0
+    private var rejectedCount = 0
+    private var events: [ToolCallEvent] = []
+    private var actions: [GrammarAction] = []
+
+    /// Creates a decoder for one stream.
+    ///
+    /// - Parameters:
+    ///   - format: the wire format of the model's output.
+    ///   - tools: the declared tools; when given, other names are rejected as
+    ///     `undeclared_tool` and text-valued arguments are typed by the schemas.
+    ///   - options: raw spans, id seed, caps and validation.
+    public init(format: ToolCallFormat, tools: ToolSet? = nil, options: Options = Options()) {
+        self.format = format
+        self.tools = tools
+        self.options = options
+        self.context = GrammarContext(format: format, tools: tools, maxDepth: options.maxDepth)
+        self.grammar = GrammarFactory.make(format, context: context)
+        self.markers = grammar.markers
+        self.markerSet = MarkerSet(markers.map(\.bytes))
+        self.ids = CallIDGenerator(seed: options.idSeed)
+    }
+
+    /// Consumes the next chunk of the stream.
+    ///
+    /// - Parameter chunk: the bytes, in any chunking.
+    /// - Returns: the events these bytes completed, in source order.
+    public mutating func feed(_ chunk: some Collection<UInt8>) -> [ToolCallEvent] {
+        precondition(!isFinished, "feed(_:) after finish()")
+        guard !chunk.isEmpty else { return [] }
+        window.append(chunk)
+        run(isFinal: false)
+        compact()
+        return takeEvents()
+    }
+
+    /// Ends the stream: flushes held-back text, settles an open call and emits `end`.
+    public mutating func finish() -> [ToolCallEvent] {
+        guard !isFinished else { return [] }
+        run(isFinal: true)
+        switch mode {
+        case .frame:
+            actions.removeAll(keepingCapacity: true)
+            grammar.finish(window, context: context, actions: &actions)
+            apply()
+            closeFrame(at: window.end, reason: .incomplete)
+        case .skipping:
+            skip(isFinal: true)
+        case .text, .finished:
+            break
+        }
+        if cut < window.end { emitText(upTo: window.end) }
+        mode = .finished
+        events.append(.end(toolCalls: accepted, rejected: rejectedCount, bytes: window.end))
+        return takeEvents()
+    }
+
+    private var isFinished: Bool {
+        if case .finished = mode { return true }
+        return false
+    }
+
+    private mutating func takeEvents() -> [ToolCallEvent] {
+        let out = events
+        events.removeAll(keepingCapacity: true)
+        return out
+    }
+
+    /// Drops the bytes every event has accounted for.
+    private mutating func compact() {
+        let dead = cut - window.base
+        if dead > 0 && (cut == window.end || dead >= 4096) { window.discard(before: cut) }
+    }
+
+    // MARK: - The loop
+
+    private mutating func run(isFinal: Bool) {
+        while true {
+            switch mode {
+            case .text:
+                guard scanText(isFinal: isFinal) else { return }
+            case .frame:
+                actions.removeAll(keepingCapacity: true)
+                let step = grammar.advance(window, context: context, actions: &actions)
+                apply()
+                switch step {
+                case .needMore:
+                    if window.end - cut > options.maxCallBytes {
+                        rejectOversized()
+                        continue
+                    }
+                    return
+                case .finished(let at):
+                    closeFrame(at: at, reason: .malformed)
+                    mode = .text
+                case .skip:
+                    mode = .skipping(grammar.skipRule)
+                }
+            case .skipping:
+                guard skip(isFinal: isFinal) else { return }
+            case .finished:
+                return
+            }
+        }
+    }
+
+    /// Scans text for a marker; returns true when a frame began (the loop goes on).
+    private mutating func scanText(isFinal: Bool) -> Bool {
+        let end = window.end
+        let match = markerSet.search(window, from: cut, end: end, isFinal: isFinal) { k, at in
+            self.markerAllowed(k, at: at)
+        }
+        switch match {
+        case .none:
+            let safe = isFinal ? end : UTF8Boundary.safeEnd(window, start: cut, end: end)
+            if safe > cut { emitText(upTo: safe) }
+            return false
+        case .partial(let at):
+            if at > cut { emitText(upTo: at) }
+            return false
+        case .found(let k, let at):
+            if at > cut { emitText(upTo: at) }
+            let marker = markers[k]
+            let bodyStart = at + marker.bytes.count
+            switch marker.kind {
+            case .stray:
+                emitMarkup(upTo: bodyStart)
+            case .start:
+                let atStart = isAtStart(at)
+                grammar.begin(marker: k, at: at, bodyStart: bodyStart, atStart: atStart, context: context)
+                mode = .frame
+            }
+            return true
+        }
+    }
+
+    private func markerAllowed(_ k: Int, at: Int) -> Bool {
+        switch markers[k].condition {
+        case .always: return true
+        case .whenToolsDeclared: return tools != nil
+        case .atStart: return isAtStart(at)
+        case .atStartOrWhenToolsDeclared: return tools != nil || isAtStart(at)
+        }
+    }
+
+    /// No visible text before `at`.
+    private func isAtStart(_ at: Int) -> Bool {
+        guard !sawVisibleText else { return false }
+        var i = cut
+        while i < at {
+            if !JSONReader.isSpace(window[i]) { return false }
+            i += 1
+        }
+        return true
+    }
+
+    // MARK: - Applying grammar actions
+
+    private mutating func apply() {
+        for action in actions {
+            switch action {
+            case .start(let name, let proposedID):
+                if let tools, !tools.declares(name) {
+                    current = .undeclared(name: name)
+                } else {
+                    let id = ids.id(for: format, proposed: proposedID)
+                    current = .started(index: nextIndex, id: id, name: name)
+                    events.append(.toolCallStart(index: nextIndex, id: id, name: name))
+                    nextIndex += 1
+                }
+            case .delta(let fragment):
+                if case .started(let index, _, _) = current, !fragment.isEmpty {
+                    events.append(.toolCallDelta(index: index, arguments: fragment))
+                }
+            case .accept(let arguments, let end):
+                accept(arguments, end: end)
+            case .reject(let reason, let detail, let end):
+                reject(reason, detail: detail, end: end)
+            case .markup(let end):
+                emitMarkup(upTo: end)
+            case .text(let end):
+                emitText(upTo: end)
+            }
+        }
+    }
+
+    private mutating func accept(_ arguments: JSONValue, end: Int) {
+        switch current {
+        case .none:
+            // A grammar always names a call before accepting it; treat a slip as malformed.
+            reject(.malformed, detail: "call without a name", end: end)
+        case .undeclared(let name):
+            current = .none
+            let raw = window.bytes(cut..<end)
+            cut = end
+            rejectedCount += 1
+            events.append(
+                .rejected(
+                    RejectedToolCall(
+                        reason: .undeclaredTool, format: format, raw: raw,
+                        detail: "\"\(name)\" is not a declared tool", name: name)))
+        case .started(let index, let id, let name):
+            current = .none
+            let raw = window.bytes(cut..<end)
+            cut = end
+            accepted += 1
+            events.append(
+                .toolCall(
+                    ToolCall(
+                        index: index, id: id, name: name, arguments: arguments,
+                        raw: options.rawSpans ? raw : nil)))
+        }
+    }
+
+    private mutating func reject(_ reason: RejectedToolCall.Reason, detail: String, end: Int) {
+        let raw = window.bytes(cut..<end)
+        cut = end
+        rejectedCount += 1
+        var r = RejectedToolCall(reason: reason, format: format, raw: raw, detail: detail)
+        switch current {
+        case .none: break
+        case .undeclared(let name): r.name = name
+        case .started(let index, let id, let name):
+            r.index = index
+            r.id = id
+            r.name = name
+        }
+        current = .none
+        events.append(.rejected(r))
+    }
+
+    /// Ends a frame at `at`: a call still open is rejected, unaccounted bytes become markup.
+    private mutating func closeFrame(at: Int, reason: RejectedToolCall.Reason) {
+        switch current {
+        case .none:
+            if at > cut { emitMarkup(upTo: at) }
+        case .started, .undeclared:
+            reject(reason, detail: reason == .incomplete ? "the stream ended inside the call" : "the call did not end", end: at)
+        }
+    }
+
+    // MARK: - Oversized calls
+
+    private mutating func rejectOversized() {
+        reject(.tooLarge, detail: "the call is larger than \(options.maxCallBytes) bytes", end: window.end)
+        mode = .skipping(grammar.skipRule)
+    }
+
+    /// Skips an oversized call's remaining bytes; returns true when it ended (the loop goes on).
+    @discardableResult
+    private mutating func skip(isFinal: Bool) -> Bool {
+        guard case .skipping(let rule) = mode else { return false }
+        let terminators: [[UInt8]]
+        let through: Bool
+        switch rule {
+        case .through(let t):
+            terminators = t
+            through = true
+        case .before(let t):
+            terminators = t
+            through = false
+        }
+        let set = MarkerSet(terminators)
+        var from = cut
+        while true {
+            let match = set.search(window, from: from, end: window.end, isFinal: isFinal)
+            var stop: Int
+            var ended = false
+            switch match {
+            case .found(let k, let at):
+                stop = through ? at + terminators[k].count : at
+                ended = true
+            case .partial(let at):
+                stop = at
+            case .none:
+                stop = window.end
+                ended = isFinal
+            }
+            // Report in pieces of at most 64 KiB; hold back less than a piece unless ending.
+            while stop - cut >= Self.skipPieceBytes {
+                reject(.tooLarge, detail: "skipped part of an oversized call", end: cut + Self.skipPieceBytes)
+            }
+            if ended {
+                if stop > cut { reject(.tooLarge, detail: "skipped part of an oversized call", end: stop) }
+                mode = .text
+                grammar = GrammarFactory.make(format, context: context)
+                return true
+            }
+            from = max(cut, stop)
+            return false
+        }
+    }
+
+    // MARK: - Emitting
+
+    private mutating func emitText(upTo end: Int) {
+        guard end > cut else { return }
+        let slice = window.slice(cut..<end)
+        if !sawVisibleText {
+            sawVisibleText = slice.contains { !JSONReader.isSpace($0) }
+        }
+        let text = String(decoding: slice, as: UTF8.self)
+        events.append(.text(text, raw: options.rawSpans ? Array(slice) : nil))
+        cut = end
+    }
+
+    private mutating func emitMarkup(upTo end: Int) {
+        guard end > cut else { return }
+        if options.rawSpans { events.append(.markup(raw: window.bytes(cut..<end))) }
+        cut = end
+    }
+}

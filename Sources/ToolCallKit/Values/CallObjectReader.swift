@@ -1,0 +1,144 @@
+// ToolCallKit — reading a JSON call object while it streams, and streaming its arguments.
+
+/// Emits the bytes of a JSON value as `delta` actions while they arrive, never splitting a
+/// UTF-8 sequence. The bytes are the model's own JSON text, so the deltas concatenate to JSON
+/// that equals the final arguments.
+struct RawDeltaStreamer: Sendable {
+    /// The next byte to emit.
+    private(set) var from: Int
+
+    init(from: Int) { self.from = from }
+
+    /// Emits `[from, upTo)`, holding back an unfinished UTF-8 sequence unless `final`.
+    mutating func flush(_ w: ByteWindow, upTo: Int, final: Bool, actions: inout [GrammarAction]) {
+        guard upTo > from else { return }
+        let end = final ? upTo : UTF8Boundary.safeEnd(w, start: from, end: upTo)
+        guard end > from else { return }
+        actions.append(.delta(String(decoding: w.slice(from..<end), as: UTF8.self)))
+        from = end
+    }
+}
+
+/// A call read from a JSON object.
+struct ParsedCallObject: Sendable {
+    var name: String?
+    var id: String?
+    /// The arguments, decoded from a JSON-encoded string when the model wrote one.
+    var arguments: JSONValue?
+    /// Whether the object had an `arguments` or `parameters` key at all.
+    var hasArgumentsKey: Bool
+}
+
+/// Reads one call object incrementally: `{"name": S, "arguments"|"parameters": V, "id": S}`,
+/// or the OpenAI envelope `{"id", "type", "function": {"name", "arguments"}}`.
+///
+/// With `streaming` on it reports `start` as soon as the name is known and the arguments
+/// object begins, then the arguments' bytes as deltas while they arrive. With it off (a bare
+/// object that may still turn out to be prose) it reports nothing; the grammar decides at the
+/// end. It does not authorize names or decide what the object means; grammars do.
+struct CallObjectReader: Sendable {
+    enum Result {
+        case needMore
+        /// The object ended at `end` (one past its `}`).
+        case complete(ParsedCallObject, end: Int)
+        /// Not JSON at `at`.
+        case error(String, at: Int)
+        /// Deeper than the nesting cap.
+        case tooDeep(at: Int)
+    }
+
+    private var reader: JSONReader
+    /// The cursor: the next byte to read.
+    private(set) var pos: Int
+    let streaming: Bool
+    private var name: String?
+    private var id: String?
+    /// The container depth where `name` and `arguments` live: 1, or 2 inside `function`.
+    private var callDepth = 1
+    private var argsStart: Int?
+    private var argsEnd: Int?
+    private var argsValue: JSONValue?
+    private var streamer: RawDeltaStreamer?
+    private(set) var started = false
+
+    init(at pos: Int, streaming: Bool, maxDepth: Int) {
+        self.pos = pos
+        self.streaming = streaming
+        self.reader = JSONReader(reportDepth: 1, maxDepth: maxDepth)
+    }
+
+    /// The name, once read.
+    var knownName: String? { name }
+
+    /// True when nothing but the opening bytes have been read.
+    var hasReadNothing: Bool { reader.isAtStart }
+
+    private static func isArgumentsKey(_ k: String?) -> Bool { k == "arguments" || k == "parameters" }
+
+    mutating func advance(_ w: ByteWindow, actions: inout [GrammarAction]) -> Result {
+        while true {
+            let event = reader.advance(w, from: &pos, to: w.end)
+            switch event {
+            case .needMore:
+                streamer?.flush(w, upTo: pos, final: false, actions: &actions)
+                return .needMore
+            case .error(let m, let at):
+                return .error(m, at: at)
+            case .tooDeep(let at):
+                return .tooDeep(at: at)
+            case .valueStart(let depth, let key, let at):
+                if depth == 1 && key == "function" && w[at] == UInt8(ascii: "{") && name == nil {
+                    callDepth = 2
+                    reader.reportDepth = 2
+                } else if depth == callDepth && CallObjectReader.isArgumentsKey(key) && argsStart == nil {
+                    argsStart = at
+                    if streaming, let name, w[at] == UInt8(ascii: "{") {
+                        actions.append(.start(name: name, id: id))
+                        started = true
+                        streamer = RawDeltaStreamer(from: at)
+                    }
+                }
+            case .valueEnd(let depth, let key, let value, let end):
+                if depth == callDepth {
+                    switch key {
+                    case "name":
+                        if name == nil, let s = value.stringValue { name = s }
+                    case "id":
+                        if id == nil, let s = value.stringValue { id = s }
+                    case let k where CallObjectReader.isArgumentsKey(k):
+                        if argsEnd == nil {
+                            argsEnd = end
+                            argsValue = value
+                            streamer?.flush(w, upTo: end, final: true, actions: &actions)
+                            streamer = nil
+                        }
+                    default: break
+                    }
+                } else if depth == 1 && key == "id" && id == nil, let s = value.stringValue {
+                    id = s
+                }
+            case .complete(_, let end):
+                var args = argsValue
+                if case .string(let s)? = args {
+                    // A JSON-encoded string of an object: decode it once.
+                    args = (try? JSONValue.parse(s)).flatMap { $0.isObject ? $0 : nil } ?? .string(s)
+                }
+                return .complete(
+                    ParsedCallObject(name: name, id: id, arguments: args, hasArgumentsKey: argsStart != nil),
+                    end: end)
+            }
+        }
+    }
+
+    /// Reports a call that was not streamed (or whose name came after its arguments): `start`,
+    /// one delta with the whole arguments, in the model's own text when it wrote an object.
+    func reportUnstarted(_ call: ParsedCallObject, name: String, arguments: JSONValue, w: ByteWindow,
+                         actions: inout [GrammarAction]) {
+        actions.append(.start(name: name, id: call.id))
+        if let s = argsStart, let e = argsEnd, w[s] == UInt8(ascii: "{") {
+            actions.append(.delta(String(decoding: w.slice(s..<e), as: UTF8.self)))
+        } else {
+            actions.append(.delta(arguments.jsonText))
+        }
+    }
+}

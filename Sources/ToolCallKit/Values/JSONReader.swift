@@ -1,0 +1,441 @@
+// ToolCallKit — an incremental JSON reader that resumes where the last chunk ended.
+
+/// Reads one JSON value from a ``ByteWindow``, a chunk at a time, and builds a ``JSONValue``.
+///
+/// It never rereads a byte: all of its state (open containers, the string or number being
+/// read) lives in the reader, and ``advance(_:from:to:)`` continues from `pos`. It stops and
+/// reports when a value starts or ends at a container depth the caller watches
+/// (``reportDepth``), so a grammar can stream one member's bytes while they arrive.
+///
+/// Lenient where models are: raw control characters inside strings are kept. Strict elsewhere:
+/// a single quote, a trailing comma or a bare word is an error. It does not know about tool
+/// calls.
+struct JSONReader: Sendable {
+    /// What ``advance(_:from:to:)`` stopped for.
+    enum Event {
+        /// Every byte up to `end` is consumed; the value is not finished.
+        case needMore
+        /// A value began inside a container at `depth` (1 = a member of the top value) at `at`.
+        case valueStart(depth: Int, key: String?, at: Int)
+        /// A value inside a container at `depth` ended; `end` is one past its last byte.
+        case valueEnd(depth: Int, key: String?, value: JSONValue, end: Int)
+        /// The top value is complete; `end` is one past its last byte.
+        case complete(JSONValue, end: Int)
+        /// The bytes are not JSON; `at` is the offending byte.
+        case error(String, at: Int)
+        /// Nesting went deeper than ``maxDepth``.
+        case tooDeep(at: Int)
+    }
+
+    private enum State: Equatable {
+        /// Expecting a value (white space allowed).
+        case value
+        /// After `[`: a value or `]`.
+        case valueOrClose
+        /// After `{`: a key or `}`.
+        case keyOrClose
+        /// After `,` in an object: a key.
+        case key
+        /// After a key: `:`.
+        case colon
+        /// After a value inside a container: `,` or the closer.
+        case afterValue
+        /// Inside a string body.
+        case string(isKey: Bool)
+        /// After a backslash in a string.
+        case escape(isKey: Bool)
+        /// Inside `\uXXXX`: `count` hex digits read so far into `acc`.
+        case unicode(isKey: Bool, count: Int, acc: UInt32)
+        /// Inside a number.
+        case number
+        /// Inside `true`, `false` or `null`: `index` bytes of `word` matched.
+        case literal(word: Int, index: Int)
+        /// The top value is complete.
+        case done
+    }
+
+    private struct Container {
+        var isObject: Bool
+        var members: [(key: String, value: JSONValue)] = []
+        var elements: [JSONValue] = []
+        var key: String? = nil
+    }
+
+    private static let words: [[UInt8]] = [Array("true".utf8), Array("false".utf8), Array("null".utf8)]
+
+    /// Container depth at or below which value starts and ends are reported.
+    var reportDepth: Int = 0
+    /// The deepest nesting accepted (Foundation's limit).
+    var maxDepth: Int = 512
+
+    private var state: State = .value
+    private var stack: [Container] = []
+    private var scratch: [UInt8] = []
+    private var pendingHigh: UInt32 = 0
+
+    init(reportDepth: Int = 0, maxDepth: Int = 512) {
+        self.reportDepth = reportDepth
+        self.maxDepth = maxDepth
+    }
+
+    /// Current number of open containers.
+    var depth: Int { stack.count }
+
+    /// True once the top value is complete.
+    var isComplete: Bool { state == .done }
+
+    /// True when the reader is between values at top level and has read nothing yet.
+    var isAtStart: Bool { state == .value && stack.isEmpty && scratch.isEmpty }
+
+    /// True while a number is being read at top level: it ends only at a delimiter or at EOS.
+    var isInTopLevelNumber: Bool { state == .number && stack.isEmpty }
+
+    /// Ends a top-level number at end of input; returns the value when the text is a number.
+    mutating func finishTopLevelNumber() -> JSONValue? {
+        guard isInTopLevelNumber, JSONReader.isValidNumber(scratch) else { return nil }
+        state = .done
+        return .number(String(decoding: scratch, as: UTF8.self))
+    }
+
+    /// Reads bytes `[pos, end)` of `w`, advancing `pos`, until an event worth reporting.
+    mutating func advance(_ w: ByteWindow, from pos: inout Int, to end: Int) -> Event {
+        let span = w.storage.span
+        let base = w.base
+        while pos < end {
+            let b = span[pos - base]
+            switch state {
+            case .string(let isKey):
+                // Fast path: copy a run of ordinary bytes.
+                var i = pos
+                while i < end {
+                    let c = span[i - base]
+                    if c == 0x22 || c == 0x5C { break }
+                    i += 1
+                }
+                if i > pos {
+                    scratch.reserveCapacity(scratch.count + (i - pos))
+                    for j in pos..<i { scratch.append(span[j - base]) }
+                    pos = i
+                    continue
+                }
+                pos += 1
+                if b == 0x5C {
+                    state = .escape(isKey: isKey)
+                    continue
+                }
+                flushPendingHigh()
+                let s = String(decoding: scratch, as: UTF8.self)
+                scratch.removeAll(keepingCapacity: true)
+                if isKey {
+                    stack[stack.count - 1].key = s
+                    state = .colon
+                } else if let ev = finishValue(.string(s), end: pos) {
+                    return ev
+                }
+            case .escape(let isKey):
+                pos += 1
+                var out: UInt8 = 0
+                switch b {
+                case 0x22, 0x5C, 0x2F: out = b
+                case UInt8(ascii: "n"): out = 0x0A
+                case UInt8(ascii: "t"): out = 0x09
+                case UInt8(ascii: "r"): out = 0x0D
+                case UInt8(ascii: "b"): out = 0x08
+                case UInt8(ascii: "f"): out = 0x0C
+                case UInt8(ascii: "u"):
+                    state = .unicode(isKey: isKey, count: 0, acc: 0)
+                    continue
+                default:
+                    return .error("invalid escape \\\(Character(Unicode.Scalar(b)))", at: pos - 1)
+                }
+                flushPendingHigh()
+                scratch.append(out)
+                state = .string(isKey: isKey)
+            case .unicode(let isKey, let count, let acc):
+                guard let h = JSONReader.hexValue(b) else {
+                    return .error("invalid \\u escape", at: pos)
+                }
+                pos += 1
+                let v = acc << 4 | UInt32(h)
+                if count < 3 {
+                    state = .unicode(isKey: isKey, count: count + 1, acc: v)
+                    continue
+                }
+                appendCodeUnit(v)
+                state = .string(isKey: isKey)
+            case .value, .valueOrClose:
+                if JSONReader.isSpace(b) {
+                    pos += 1
+                    continue
+                }
+                if b == UInt8(ascii: "]") && state == .valueOrClose {
+                    pos += 1
+                    if let ev = closeContainer(end: pos) { return ev }
+                    continue
+                }
+                let start = pos
+                let holder = stack.count
+                if let ev = beginValue(b, at: &pos) { return ev }
+                if stack.count > maxDepth { return .tooDeep(at: start) }
+                if holder >= 1 && holder <= reportDepth {
+                    let parent = stack[holder - 1]
+                    return .valueStart(depth: holder, key: parent.isObject ? parent.key : nil, at: start)
+                }
+            case .keyOrClose, .key:
+                if JSONReader.isSpace(b) {
+                    pos += 1
+                    continue
+                }
+                if b == 0x22 {
+                    pos += 1
+                    state = .string(isKey: true)
+                } else if b == UInt8(ascii: "}") && state == .keyOrClose {
+                    pos += 1
+                    if let ev = closeContainer(end: pos) { return ev }
+                } else {
+                    return .error("expected a key", at: pos)
+                }
+            case .colon:
+                if JSONReader.isSpace(b) {
+                    pos += 1
+                    continue
+                }
+                guard b == UInt8(ascii: ":") else { return .error("expected ':'", at: pos) }
+                pos += 1
+                state = .value
+            case .afterValue:
+                if JSONReader.isSpace(b) {
+                    pos += 1
+                    continue
+                }
+                let top = stack[stack.count - 1]
+                if b == UInt8(ascii: ",") {
+                    pos += 1
+                    state = top.isObject ? .key : .value
+                } else if (b == UInt8(ascii: "}") && top.isObject) || (b == UInt8(ascii: "]") && !top.isObject) {
+                    pos += 1
+                    if let ev = closeContainer(end: pos) { return ev }
+                } else {
+                    return .error(top.isObject ? "expected ',' or '}'" : "expected ',' or ']'", at: pos)
+                }
+            case .number:
+                if JSONReader.isNumberByte(b) {
+                    scratch.append(b)
+                    pos += 1
+                    continue
+                }
+                guard JSONReader.isValidNumber(scratch) else {
+                    return .error("invalid number", at: pos)
+                }
+                let text = String(decoding: scratch, as: UTF8.self)
+                scratch.removeAll(keepingCapacity: true)
+                if stack.isEmpty {
+                    state = .done
+                    return .complete(.number(text), end: pos)
+                }
+                if let ev = finishValue(.number(text), end: pos) { return ev }
+            case .literal(let word, let index):
+                let target = JSONReader.words[word]
+                guard b == target[index] else { return .error("invalid literal", at: pos) }
+                pos += 1
+                if index + 1 < target.count {
+                    state = .literal(word: word, index: index + 1)
+                    continue
+                }
+                let v: JSONValue = word == 0 ? .bool(true) : word == 1 ? .bool(false) : .null
+                if let ev = finishValue(v, end: pos) { return ev }
+            case .done:
+                return .complete(.null, end: pos)
+            }
+        }
+        return .needMore
+    }
+
+    // MARK: - Steps
+
+    private mutating func beginValue(_ b: UInt8, at pos: inout Int) -> Event? {
+        switch b {
+        case UInt8(ascii: "{"):
+            stack.append(Container(isObject: true))
+            state = .keyOrClose
+        case UInt8(ascii: "["):
+            stack.append(Container(isObject: false))
+            state = .valueOrClose
+        case 0x22:
+            state = .string(isKey: false)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            scratch.append(b)
+            state = .number
+        case UInt8(ascii: "t"):
+            state = .literal(word: 0, index: 1)
+        case UInt8(ascii: "f"):
+            state = .literal(word: 1, index: 1)
+        case UInt8(ascii: "n"):
+            state = .literal(word: 2, index: 1)
+        default:
+            return .error("expected a value", at: pos)
+        }
+        pos += 1
+        return nil
+    }
+
+    private mutating func closeContainer(end: Int) -> Event? {
+        let c = stack.removeLast()
+        let v: JSONValue = c.isObject ? JSONValue.object(uniquing: c.members) : .array(c.elements)
+        return finishValue(v, end: end)
+    }
+
+    /// Stores a finished value in its container (or completes the top value).
+    private mutating func finishValue(_ v: JSONValue, end: Int) -> Event? {
+        guard !stack.isEmpty else {
+            state = .done
+            return .complete(v, end: end)
+        }
+        let i = stack.count - 1
+        let key = stack[i].key
+        if stack[i].isObject {
+            stack[i].members.append((key: key ?? "", value: v))
+            stack[i].key = nil
+        } else {
+            stack[i].elements.append(v)
+        }
+        state = .afterValue
+        if stack.count <= reportDepth {
+            return .valueEnd(depth: stack.count, key: stack[i].isObject ? key : nil, value: v, end: end)
+        }
+        return nil
+    }
+
+    private mutating func appendCodeUnit(_ u: UInt32) {
+        if u >= 0xD800 && u < 0xDC00 {
+            flushPendingHigh()
+            pendingHigh = u
+            return
+        }
+        var scalar: UInt32 = u
+        if u >= 0xDC00 && u < 0xE000 {
+            if pendingHigh != 0 {
+                scalar = 0x10000 + ((pendingHigh - 0xD800) << 10) + (u - 0xDC00)
+                pendingHigh = 0
+            } else {
+                scalar = 0xFFFD
+            }
+        } else {
+            flushPendingHigh()
+        }
+        let s = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+        scratch.append(contentsOf: UTF8.encode(s)!)
+    }
+
+    private mutating func flushPendingHigh() {
+        if pendingHigh != 0 {
+            pendingHigh = 0
+            scratch.append(contentsOf: [0xEF, 0xBF, 0xBD])
+        }
+    }
+
+    // MARK: - Byte classes
+
+    @inline(__always)
+    static func isSpace(_ b: UInt8) -> Bool {
+        b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09
+    }
+
+    @inline(__always)
+    static func isNumberByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
+            || b == UInt8(ascii: "+") || b == UInt8(ascii: "-")
+    }
+
+    static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - 0x30
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - 0x61 + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - 0x41 + 10
+        default: return nil
+        }
+    }
+
+    /// Whether `t` is a JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    static func isValidNumber(_ t: some Collection<UInt8>) -> Bool {
+        var it = Array(t)[...]
+        func digits() -> Int {
+            var n = 0
+            while let c = it.first, c >= 0x30 && c <= 0x39 {
+                it = it.dropFirst()
+                n += 1
+            }
+            return n
+        }
+        if it.first == UInt8(ascii: "-") { it = it.dropFirst() }
+        if it.first == UInt8(ascii: "0") {
+            it = it.dropFirst()
+        } else if digits() == 0 {
+            return false
+        }
+        if it.first == UInt8(ascii: ".") {
+            it = it.dropFirst()
+            if digits() == 0 { return false }
+        }
+        if it.first == UInt8(ascii: "e") || it.first == UInt8(ascii: "E") {
+            it = it.dropFirst()
+            if it.first == UInt8(ascii: "+") || it.first == UInt8(ascii: "-") { it = it.dropFirst() }
+            if digits() == 0 { return false }
+        }
+        return it.isEmpty
+    }
+}
+
+// MARK: - Whole-input parsing
+
+extension JSONValue {
+    /// Errors from ``JSONValue/parse(_:)``.
+    public struct ParseError: Error, CustomStringConvertible, Sendable {
+        /// What was wrong.
+        public let message: String
+        /// The byte offset of the problem.
+        public let offset: Int
+        public var description: String { "\(message) at byte \(offset)" }
+    }
+
+    /// Parses a complete JSON text (white space around the value allowed).
+    ///
+    /// - Parameter bytes: the UTF-8 text.
+    /// - Returns: the value, with object keys in wire order.
+    /// - Throws: ``ParseError`` naming the first offending byte.
+    public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 512) throws(ParseError) -> JSONValue {
+        var w = ByteWindow()
+        w.append(bytes)
+        var reader = JSONReader(maxDepth: maxDepth)
+        var pos = 0
+        var value: JSONValue?
+        loop: while true {
+            switch reader.advance(w, from: &pos, to: w.end) {
+            case .complete(let v, _):
+                value = v
+                break loop
+            case .needMore:
+                if let v = reader.finishTopLevelNumber() {
+                    value = v
+                    break loop
+                }
+                throw ParseError(message: "unexpected end of input", offset: pos)
+            case .error(let m, let at): throw ParseError(message: m, offset: at)
+            case .tooDeep(let at): throw ParseError(message: "nesting deeper than \(maxDepth)", offset: at)
+            case .valueStart, .valueEnd: continue
+            }
+        }
+        while pos < w.end {
+            guard JSONReader.isSpace(w[pos]) else {
+                throw ParseError(message: "unexpected data after the value", offset: pos)
+            }
+            pos += 1
+        }
+        return value!
+    }
+
+    /// Parses a complete JSON text given as a string.
+    public static func parse(_ text: String) throws(ParseError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+}
