@@ -2,8 +2,7 @@
 
 /// Grammar for the `json` format.
 ///
-/// Frames: `<tool_call>` (or `<|tool_call_start|>`, which some Hermes-style templates use) + a
-/// call object + `</tool_call>` (or `<|tool_call_end|>`). Several objects may share one frame,
+/// Frames: `<tool_call>` + a call object + `</tool_call>`. Several objects may share one frame,
 /// separated by white space or a comma. Rules beyond the sketch in DESIGN.md §2:
 ///
 /// - `arguments` or `parameters`; an object, or a JSON string that encodes an object (decoded
@@ -32,13 +31,11 @@ struct JSONGrammar: CallGrammar {
 
     let markers: [Marker] = [
         Marker("<tool_call>"),
-        Marker("<|tool_call_start|>"),
         Marker("</tool_call>", kind: .stray),
-        Marker("<|tool_call_end|>", kind: .stray),
         Marker("{", condition: .whenToolsDeclared),
     ]
-    private static let endTags = MarkerSet(["</tool_call>", "<|tool_call_end|>"])
-    let skipRule = SkipRule.through([Array("</tool_call>".utf8), Array("<|tool_call_end|>".utf8)])
+    private static let endTags = MarkerSet(["</tool_call>"])
+    let skipRule = SkipRule.through([Array("</tool_call>".utf8)])
 
     private var state: State = .open
     private var pos = 0
@@ -47,7 +44,7 @@ struct JSONGrammar: CallGrammar {
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         pendingCall = nil
-        if marker == 4 {
+        if marker == 2 {
             state = .bare(CallObjectReader(at: at, streaming: false, maxDepth: context.maxDepth))
             pos = at
         } else {
