@@ -14,7 +14,14 @@ struct ByteWindow: Sendable {
     private(set) var base: Int = 0
 
     /// One past the absolute offset of the last byte received.
-    var end: Int { base + storage.count }
+    var received: Int { base + storage.count }
+
+    /// Where grammars must stop reading: the decoder lowers it to the size cap of the current
+    /// call, so that a call is cut at the same byte however the input was chunked.
+    var limit: Int = .max
+
+    /// One past the last byte a grammar may read: the received bytes, up to ``limit``.
+    var end: Int { min(base + storage.count, limit) }
 
     @inline(__always)
     subscript(offset: Int) -> UInt8 { storage[offset &- base] }

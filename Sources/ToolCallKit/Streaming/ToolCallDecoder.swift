@@ -121,17 +121,19 @@ public struct ToolCallDecoder: Sendable {
         switch mode {
         case .frame:
             actions.removeAll(keepingCapacity: true)
+            window.limit = cut + options.maxCallBytes
             grammar.finish(window, context: context, actions: &actions)
+            window.limit = .max
             apply()
-            closeFrame(at: window.end, reason: .incomplete)
+            closeFrame(at: window.received, reason: .incomplete)
         case .skipping:
             skip(isFinal: true)
         case .text, .finished:
             break
         }
-        if cut < window.end { emitText(upTo: window.end) }
+        if cut < window.received { emitText(upTo: window.received) }
         mode = .finished
-        events.append(.end(toolCalls: accepted, rejected: rejectedCount, bytes: window.end))
+        events.append(.end(toolCalls: accepted, rejected: rejectedCount, bytes: window.received))
         return takeEvents()
     }
 
@@ -149,7 +151,7 @@ public struct ToolCallDecoder: Sendable {
     /// Drops the bytes every event has accounted for.
     private mutating func compact() {
         let dead = cut - window.base
-        if dead > 0 && (cut == window.end || dead >= 4096) { window.discard(before: cut) }
+        if dead > 0 && (cut == window.received || dead >= 4096) { window.discard(before: cut) }
     }
 
     // MARK: - The loop
@@ -161,14 +163,20 @@ public struct ToolCallDecoder: Sendable {
                 guard scanText(isFinal: isFinal) else { return }
             case .frame:
                 actions.removeAll(keepingCapacity: true)
+                // The grammar sees at most the cap's worth of the current call.
+                let limit = cut + options.maxCallBytes
+                window.limit = limit
                 let step = grammar.advance(window, context: context, actions: &actions)
+                window.limit = .max
                 apply()
                 switch step {
                 case .needMore:
-                    if window.end - cut > options.maxCallBytes {
+                    if window.received - cut > options.maxCallBytes {
                         rejectOversized()
                         continue
                     }
+                    // A call ended inside the allowance: the next one gets its own.
+                    if limit < window.received { continue }
                     return
                 case .finished(let at):
                     closeFrame(at: at, reason: .malformed)
@@ -186,7 +194,7 @@ public struct ToolCallDecoder: Sendable {
 
     /// Scans text for a marker; returns true when a frame began (the loop goes on).
     private mutating func scanText(isFinal: Bool) -> Bool {
-        let end = window.end
+        let end = window.received
         let match = markerSet.search(window, from: cut, end: end, isFinal: isFinal) { k, at in
             self.markerAllowed(k, at: at)
         }
@@ -322,7 +330,8 @@ public struct ToolCallDecoder: Sendable {
     // MARK: - Oversized calls
 
     private mutating func rejectOversized() {
-        reject(.tooLarge, detail: "the call is larger than \(options.maxCallBytes) bytes", end: window.end)
+        // Exactly the allowance, so the rejection is the same however the input was chunked.
+        reject(.tooLarge, detail: "the call is larger than \(options.maxCallBytes) bytes", end: cut + options.maxCallBytes)
         mode = .skipping(grammar.skipRule)
     }
 
@@ -343,7 +352,7 @@ public struct ToolCallDecoder: Sendable {
         let set = MarkerSet(terminators)
         var from = cut
         while true {
-            let match = set.search(window, from: from, end: window.end, isFinal: isFinal)
+            let match = set.search(window, from: from, end: window.received, isFinal: isFinal)
             var stop: Int
             var ended = false
             switch match {
@@ -353,7 +362,7 @@ public struct ToolCallDecoder: Sendable {
             case .partial(let at):
                 stop = at
             case .none:
-                stop = window.end
+                stop = window.received
                 ended = isFinal
             }
             // Report in pieces of at most 64 KiB; hold back less than a piece unless ending.
