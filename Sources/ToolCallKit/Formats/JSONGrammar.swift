@@ -74,6 +74,7 @@ struct JSONGrammar: CallGrammar {
                 state = .object(CallObjectReader(at: start, streaming: true, maxDepth: context.maxDepth), doubled: doubled)
                 pos = start
             case .object(var reader, let doubled):
+                state = .open  // drop the enum's reference so the reader mutates in place (no copy)
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos
                 switch result {
@@ -149,6 +150,7 @@ struct JSONGrammar: CallGrammar {
                     return .needMore
                 }
             case .bare(var reader):
+                state = .open  // drop the enum's reference so the reader mutates in place (no copy)
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos
                 switch result {

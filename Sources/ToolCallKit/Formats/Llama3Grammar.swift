@@ -79,6 +79,7 @@ struct Llama3Grammar: CallGrammar {
                     state = .malformed(detail: "expected a JSON call after <|python_tag|>")
                 }
             case .object(var reader, let bare):
+                state = .open  // drop the enum's reference so the reader mutates in place (no copy)
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos
                 switch result {

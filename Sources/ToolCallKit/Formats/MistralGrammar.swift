@@ -117,6 +117,7 @@ struct MistralGrammar: CallGrammar {
                 let id = String(decoding: w.slice(start..<pos), as: UTF8.self)
                 state = .afterName(name: name, id: id.isEmpty ? nil : id)
             case .args(var reader, var streamer):
+                state = .open  // drop the enum's reference so the reader mutates in place (no copy)
                 let event = reader.advance(w, from: &pos, to: w.end)
                 switch event {
                 case .needMore, .valueStart, .valueEnd:
@@ -147,6 +148,7 @@ struct MistralGrammar: CallGrammar {
                     state = .malformed(detail: "expected a call object in the list")
                 }
             case .listObject(var reader):
+                state = .open  // drop the enum's reference so the reader mutates in place (no copy)
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos
                 switch result {
