@@ -1,0 +1,171 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+/// Bytes collected on another thread.
+final class Collected: Sendable {
+    let data = Mutex(Data())
+}
+
+/// Runs the built `toolcall` binary (it sits beside the test bundle in `.build/<config>/`).
+enum CLI {
+    static let binary: URL = URL(fileURLWithPath: CommandLine.arguments[0])
+        .deletingLastPathComponent().appendingPathComponent("toolcall")
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ args: [String], stdin: String = "") throws -> Result {
+        try run(args, bytes: Array(stdin.utf8))
+    }
+
+    static func run(_ args: [String], bytes: [UInt8]) throws -> Result {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        let input = Pipe(), output = Pipe(), error = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = error
+        try p.run()
+        input.fileHandleForWriting.write(Data(bytes))
+        try input.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+                      stderr: String(decoding: err, as: UTF8.self))
+    }
+}
+
+/// A row of the CLI table: arguments, input, the exit status, and either a golden stdout file
+/// (`Fixtures/cli/<golden>.stdout`) or a fragment the one-line stderr message must contain.
+struct CLICase: CustomTestStringConvertible, Sendable {
+    var name: String
+    var args: [String]
+    var stdin: String = ""
+    /// Raw input bytes, when they are not valid UTF-8 (overrides `stdin`).
+    var bytes: [UInt8]? = nil
+    var status: Int32
+    var golden: String? = nil
+    var stderrContains: String? = nil
+    var testDescription: String { name }
+}
+
+@Suite("toolcall command line")
+struct CLITests {
+    static let toolsPath = FixturePaths.root.appendingPathComponent("cli/tools.json").path
+
+    static let cases: [CLICase] = [
+        CLICase(name: "formats lists all ten", args: ["formats"], status: 0, golden: "formats"),
+        CLICase(name: "version", args: ["--version"], status: 0, golden: "version"),
+        CLICase(name: "demo stream, seeded ids", args: ["decode", "--format", "json", "--id-seed", "42"],
+                stdin: (try? String(contentsOf: FixturePaths.root.appendingPathComponent("demo/stream.txt"), encoding: .utf8)) ?? "",
+                status: 0, golden: "demo-json"),
+        CLICase(name: "raw spans, 3-byte chunks", args: ["decode", "--format", "mistral", "--raw", "--id-seed", "1", "--chunk-bytes", "3"],
+                stdin: "Sure.[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"} done", status: 0, golden: "mistral-raw"),
+        CLICase(name: "undeclared tool is rejected", args: ["decode", "--format", "json", "--tools", toolsPath, "--id-seed", "1"],
+                stdin: "<tool_call>{\"name\": \"rm\", \"arguments\": {}}</tool_call>", status: 0, golden: "undeclared"),
+        CLICase(name: "invalid UTF-8 becomes U+FFFD", args: ["decode", "--format", "json", "--raw"],
+                bytes: [0x61, 0xFF, 0x62, 0xE2, 0x82], status: 0, golden: "replacement"),
+        CLICase(name: "no format", args: ["decode"], status: 2, stderrContains: "--format NAME or --model DIR"),
+        CLICase(name: "unknown format", args: ["decode", "--format", "yaml"], status: 2, stderrContains: "unknown format 'yaml'"),
+        CLICase(name: "case name accepted", args: ["decode", "--format", "json"], stdin: "hi", status: 0),
+        CLICase(name: "format with model", args: ["decode", "--format", "json", "--model", "x"], status: 2, stderrContains: "cannot be used together"),
+        CLICase(name: "chunk bytes zero", args: ["decode", "--format", "json", "--chunk-bytes", "0"], status: 2, stderrContains: "--chunk-bytes"),
+        CLICase(name: "unknown flag", args: ["decode", "--format", "json", "--frob"], status: 2, stderrContains: "unknown option '--frob'"),
+        CLICase(name: "missing value", args: ["decode", "--format"], status: 2, stderrContains: "--format needs a value"),
+        CLICase(name: "validate without tools", args: ["decode", "--format", "json", "--validate"], status: 2, stderrContains: "--validate needs --tools"),
+        CLICase(name: "raw with openai", args: ["decode", "--format", "json", "--raw", "--output", "openai"], status: 2, stderrContains: "--raw cannot be used"),
+        CLICase(name: "tokens without tokenizer", args: ["decode", "--format", "json", "--input", "tokens"], status: 2, stderrContains: "--input tokens needs"),
+        CLICase(name: "missing tools file", args: ["decode", "--format", "json", "--tools", "/nonexistent/tools.json"], status: 1, stderrContains: "/nonexistent/tools.json"),
+        CLICase(name: "unknown command", args: ["frobnicate"], status: 2, stderrContains: "unknown command"),
+    ]
+
+    @Test("runs the binary", arguments: cases)
+    func row(_ c: CLICase) throws {
+        let r = try CLI.run(c.args, bytes: c.bytes ?? Array(c.stdin.utf8))
+        #expect(r.status == c.status, "stderr: \(r.stderr)")
+        if let golden = c.golden {
+            let url = FixturePaths.root.appendingPathComponent("cli/\(golden).stdout")
+            if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] != nil {
+                try Data(r.stdout.utf8).write(to: url)
+            }
+            let expected = try String(contentsOf: url, encoding: .utf8)
+            #expect(r.stdout == expected)
+        }
+        if let fragment = c.stderrContains {
+            #expect(r.stderr.contains(fragment), "stderr: \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1, "one line: \(r.stderr)")
+            #expect(r.stdout.isEmpty)
+        }
+    }
+
+    @Test("invalid tools files exit 1 with one line naming the problem", arguments: [
+        ("not json", "not valid JSON"),
+        ("{\"a\": 1}", "expected a JSON array"),
+        ("[{\"function\": {\"description\": \"x\"}}]", "has no name"),
+        ("[{\"name\": \"f\", \"parameters\": [1]}]", "parameters is not an object"),
+    ])
+    func invalidTools(content: String, fragment: String) throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("toolcall-tools-\(UUID().uuidString).json")
+        try Data(content.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let r = try CLI.run(["decode", "--format", "json", "--tools", url.path])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains(fragment), "stderr: \(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("events for early input appear before later input is written")
+    func streamsThroughAPipe() throws {
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["decode", "--format", "json"]
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        try p.run()
+        input.fileHandleForWriting.write(Data("<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>".utf8))
+        let got = DispatchSemaphore(value: 0)
+        let first = Collected()
+        let reader = output.fileHandleForReading
+        DispatchQueue.global().async {
+            while !first.data.withLock({ String(decoding: $0, as: UTF8.self) }).contains("\"tool_call\"") {
+                let d = reader.availableData
+                if d.isEmpty { break }
+                first.data.withLock { $0.append(d) }
+            }
+            got.signal()
+        }
+        let arrived = got.wait(timeout: .now() + 10) == .success
+        try input.fileHandleForWriting.close()
+        p.waitUntilExit()
+        #expect(arrived, "the call was not written before end of input")
+        #expect(p.terminationStatus == 0)
+    }
+
+    @Test("a reader that closes the pipe early ends the tool quietly with status 0")
+    func closedPipe() throws {
+        let script = """
+            head -c 300000 /dev/zero | tr '\\0' 'a' | "\(CLI.binary.path)" decode --format json --chunk-bytes 1 | head -1 >/dev/null
+            echo "${PIPESTATUS[2]}"
+            """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = ["-c", script]
+        let output = Pipe(), error = Pipe()
+        p.standardOutput = output
+        p.standardError = error
+        try p.run()
+        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let err = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(out.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(err.isEmpty, "stderr: \(err)")
+    }
+}
