@@ -113,6 +113,7 @@ struct JSONReader: Sendable {
                     i += 1
                 }
                 if i > pos {
+                    flushPendingHigh()
                     scratch.reserveCapacity(scratch.count + (i - pos))
                     for j in pos..<i { scratch.append(span[j - base]) }
                     pos = i

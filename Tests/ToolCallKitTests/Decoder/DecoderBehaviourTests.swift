@@ -1,0 +1,105 @@
+import Testing
+@testable import ToolCallKit
+
+@Suite("Decoder behaviour")
+struct DecoderBehaviourTests {
+    static func events(_ format: ToolCallFormat, _ input: [UInt8], tools: ToolSet? = nil,
+                       options: ToolCallDecoder.Options = .init(rawSpans: true, idSeed: 3),
+                       chunk: Int = .max) -> [ToolCallEvent] {
+        var d = ToolCallDecoder(format: format, tools: tools, options: options)
+        var out: [ToolCallEvent] = []
+        var i = 0
+        while i < input.count {
+            let e = min(input.count, i + max(1, chunk))
+            out += d.feed(input[i..<e])
+            i = e
+        }
+        return out + d.finish()
+    }
+
+    @Test("a held-back marker prefix is text at the end of the stream")
+    func heldBackPrefixIsText() {
+        let e = Self.events(.json, Array("abc <tool_ca".utf8), chunk: 1)
+        let text = e.compactMap { if case .text(let t, _) = $0 { return t } else { return nil } }.joined()
+        #expect(text == "abc <tool_ca")
+    }
+
+    @Test("text never ends inside a UTF-8 sequence, even one byte at a time")
+    func utf8NeverSplit() {
+        let input = Array("é🌍你好 <tool_call>{\"name\":\"f\",\"arguments\":{\"s\":\"🌍é\"}}</tool_call>🌍".utf8)
+        for e in Self.events(.json, input, chunk: 1) {
+            switch e {
+            case .text(let t, _): #expect(!t.contains("\u{FFFD}"), "split text: \(t)")
+            case .toolCallDelta(_, let a): #expect(!a.contains("\u{FFFD}"), "split delta: \(a)")
+            default: break
+            }
+        }
+    }
+
+    @Test("invalid UTF-8 keeps its bytes in raw spans and becomes U+FFFD in text")
+    func invalidUTF8() {
+        let input: [UInt8] = [0x61, 0xFF, 0xC3, 0x28, 0x62, 0xE2, 0x82]
+        let verifier = ChunkingVerifier(format: .json)
+        let normalized = verifier.verify(input)
+        #expect(normalized.first == .text("a\u{FFFD}\u{FFFD}(b\u{FFFD}"))
+    }
+
+    @Test("a 1 MB argument is streamed in many deltas and rebuilt exactly")
+    func longArgumentStreams() throws {
+        let body = String(repeating: "0123456789", count: 100_000)
+        let input = Array("<tool_call>{\"name\":\"write\",\"arguments\":{\"content\":\"\(body)\"}}</tool_call>".utf8)
+        let e = Self.events(.json, input, options: .init(idSeed: 1), chunk: 4096)
+        let deltas = e.compactMap { if case .toolCallDelta(_, let a) = $0 { return a } else { return nil } }
+        #expect(deltas.count > 200)
+        let call = try #require(e.compactMap { if case .toolCall(let c) = $0 { return c } else { return nil } }.first)
+        #expect(call.arguments["content"]?.stringValue == body)
+        #expect(try JSONValue.parse(deltas.joined()) == call.arguments)
+    }
+
+    @Test("over the size cap: too_large at once, the rest skipped in bounded pieces, the stream goes on",
+          arguments: [ToolCallFormat.json, .mistral, .llama3])
+    func sizeCap(format: ToolCallFormat) {
+        let body = String(repeating: "x", count: 200_000)
+        let input: String
+        switch format {
+        case .json: input = "a<tool_call>{\"name\":\"f\",\"arguments\":{\"s\":\"\(body)\"}}</tool_call>b<tool_call>{\"name\":\"g\",\"arguments\":{}}</tool_call>"
+        case .mistral: input = "a[TOOL_CALLS]f[ARGS]{\"s\":\"\(body)\"}[TOOL_CALLS]g[ARGS]{}"
+        default: input = "<|python_tag|>{\"name\":\"f\",\"parameters\":{\"s\":\"\(body)\"}}<|python_tag|>{\"name\":\"g\",\"parameters\":{}}"
+        }
+        var verifier = ChunkingVerifier(format: format)
+        verifier.options.maxCallBytes = 1000
+        let bytes = Array(input.utf8)
+        let whole = verifier.normalize(verifier.decode(bytes, splits: []), input: bytes, label: "whole")
+        let chunked = verifier.normalize(verifier.decode(bytes, splits: Array(stride(from: 0, to: bytes.count, by: 777))), input: bytes, label: "777")
+        #expect(whole == chunked)
+        var rejections: [[UInt8]] = []
+        for n in whole { if case .rejected("too_large", _, _, let raw) = n { rejections.append(raw) } }
+        #expect(rejections.first?.count == 1000)
+        #expect(rejections.count >= 4)
+        #expect(rejections.allSatisfy { $0.count <= 64 << 10 })
+        #expect(whole.contains { if case .call(_, _, "g", _) = $0 { return true } else { return false } })
+    }
+
+    @Test("200,000 levels of nesting are rejected as too_large without a crash")
+    func deepNesting() {
+        let input = Array(("<tool_call>{\"name\":\"f\",\"arguments\":{\"a\":" + String(repeating: "[", count: 200_000) + "}}</tool_call>ok").utf8)
+        let e = Self.events(.json, input, chunk: 65536)
+        #expect(e.contains { if case .rejected(let r) = $0 { return r.reason == .tooLarge } else { return false } })
+        let raw = e.compactMap(\.rawBytes).reduce([], +)
+        #expect(raw == input)
+    }
+
+    @Test("ids are reproducible under a seed and unique within a stream")
+    func ids() {
+        let input = Array(String(repeating: "<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>", count: 50).utf8)
+        let a = Self.events(.json, input, options: .init(idSeed: 9))
+        let b = Self.events(.json, input, options: .init(idSeed: 9))
+        #expect(a == b)
+        let ids = a.compactMap { if case .toolCall(let c) = $0 { return c.id } else { return nil } }
+        #expect(Set(ids).count == 50)
+        #expect(ids.allSatisfy { $0.hasPrefix("call_") && $0.count == 29 })
+        let m = Self.events(.mistral, Array("[TOOL_CALLS]f[ARGS]{}".utf8), options: .init(idSeed: 9))
+        let mid = m.compactMap { if case .toolCall(let c) = $0 { return c.id } else { return nil } }.first ?? ""
+        #expect(mid.count == 9 && mid.allSatisfy { $0.isLetter || $0.isNumber })
+    }
+}
