@@ -4,7 +4,8 @@
 struct ExitError: Error {
     /// The exit status (DESIGN.md §4).
     let code: Int32
-    let message: String
+    /// The one-line message for stderr; nil when the status says it all (`infer` found nothing).
+    let message: String?
 
     /// Bad usage: exit 2.
     static func usage(_ message: String) -> ExitError { ExitError(code: 2, message: message) }

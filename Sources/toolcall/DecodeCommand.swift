@@ -7,14 +7,30 @@ import ToolCallKit
 struct DecodeCommand {
     let options: DecodeOptions
 
+    /// The format named by `--format`, or inferred from `--model DIR`.
+    func resolveFormat() throws(ExitError) -> ToolCallFormat {
+        if let name = options.format {
+            guard let format = ToolCallFormat(name: name) else {
+                let names = ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .usage("unknown format '\(name)' (one of: \(names))")
+            }
+            return format
+        }
+        let dir = options.model ?? ""
+        let inferred: FormatInference
+        do {
+            inferred = try ToolCallFormat.infer(modelDirectory: dir)
+        } catch {
+            throw .file("--model: \(error.message)")
+        }
+        guard let format = inferred.format else {
+            throw .usage("--model \(dir): no tool-call format found; evidence: " + inferred.evidence.joined(separator: "; "))
+        }
+        return format
+    }
+
     func run() throws(ExitError) {
-        guard let name = options.format else {
-            throw .usage("--model is not available in this build yet; use --format")
-        }
-        guard let format = ToolCallFormat(name: name) else {
-            let names = ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ")
-            throw .usage("unknown format '\(name)' (one of: \(names))")
-        }
+        let format = try resolveFormat()
         guard format.isImplemented else {
             throw .usage("format '\(format.rawValue)' is planned but not implemented in this build")
         }

@@ -54,7 +54,7 @@ struct ToolCallCLI {
     }
 
     static func fail(_ error: ExitError) -> Never {
-        StandardStreams.writeError("toolcall: \(error.message)\n")
+        if let message = error.message { StandardStreams.writeError("toolcall: \(message)\n") }
         exit(error.code)
     }
 
@@ -79,7 +79,17 @@ struct ToolCallCLI {
             let options = try reader.decodeOptions()
             try DecodeCommand(options: options).run()
         case "infer":
-            throw .usage("infer is not available in this build yet")
+            guard args.count == 2, let dir = args.dropFirst().first, !dir.hasPrefix("--") else {
+                throw .usage("infer takes one model folder: toolcall infer DIR")
+            }
+            let result: FormatInference
+            do {
+                result = try ToolCallFormat.infer(modelDirectory: dir)
+            } catch {
+                throw .file("infer: \(error.message)")
+            }
+            StandardStreams.writeOut(result.jsonLine + "\n")
+            if result.format == nil { throw ExitError(code: 3, message: nil) }
         default:
             throw .usage("unknown command '\(command)' (see toolcall --help)")
         }

@@ -90,12 +90,28 @@ public enum JSONValue: Sendable, Hashable {
 
     /// A JSON object built from members, later duplicates replacing earlier ones in place.
     static func object(uniquing members: [(key: String, value: JSONValue)]) -> JSONValue {
+        if members.count <= 8 {
+            var out: [(key: String, value: JSONValue)] = []
+            out.reserveCapacity(members.count)
+            for m in members {
+                if let i = out.firstIndex(where: { $0.key == m.key }) {
+                    out[i].value = m.value
+                } else {
+                    out.append(m)
+                }
+            }
+            return .object(out)
+        }
+        // Large objects (a tokenizer's vocabulary): a hash index keeps this linear.
+        var index: [String: Int] = [:]
+        index.reserveCapacity(members.count)
         var out: [(key: String, value: JSONValue)] = []
         out.reserveCapacity(members.count)
         for m in members {
-            if let i = out.firstIndex(where: { $0.key == m.key }) {
+            if let i = index[m.key] {
                 out[i].value = m.value
             } else {
+                index[m.key] = out.count
                 out.append(m)
             }
         }

@@ -169,3 +169,35 @@ struct CLITests {
         #expect(err.isEmpty, "stderr: \(err)")
     }
 }
+
+@Suite("toolcall infer")
+struct CLIInferTests {
+    @Test("prints one line of JSON; exit 0 found, 3 none, 1 not a folder", arguments: [
+        ("Qwen3-Coder-vllm-example", Int32(0), "\"format\":\"xml_function\""),
+        ("DeepSeek-V3.1", Int32(3), "\"format\":null"),
+    ])
+    func infer(folder: String, status: Int32, fragment: String) throws {
+        let r = try CLI.run(["infer", FixturePaths.root.appendingPathComponent("models/\(folder)").path])
+        #expect(r.status == status)
+        #expect(r.stdout.contains(fragment))
+        #expect(r.stdout.split(separator: "\n").count == 1)
+    }
+
+    @Test("not a folder: exit 1 with one line")
+    func notAFolder() throws {
+        let r = try CLI.run(["infer", "/nonexistent/model"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("not a readable folder"))
+    }
+
+    @Test("decode --model uses the inferred format, and fails with exit 2 and the evidence when none")
+    func decodeModel() throws {
+        let ok = try CLI.run(["decode", "--model", FixturePaths.root.appendingPathComponent("models/Qwen3-0.6B").path],
+                             stdin: "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>")
+        #expect(ok.status == 0)
+        #expect(ok.stdout.contains("\"type\":\"tool_call\""))
+        let none = try CLI.run(["decode", "--model", FixturePaths.root.appendingPathComponent("models/Llama-2-7b-hf").path])
+        #expect(none.status == 2)
+        #expect(none.stderr.contains("no tool-call format found") && none.stderr.contains("Llama 2"))
+    }
+}

@@ -1,0 +1,236 @@
+// ToolCallKit — naming a model folder's tool-call format, with the evidence.
+
+/// The format a model folder's files point to, and why.
+///
+/// `format` is nil when the folder shows no format, or a format that is none of the ten (DeepSeek,
+/// Nemotron's `<TOOLCALL>`, gpt-oss Harmony): the evidence then says what was seen. Guessing
+/// wrong is the silent failure this exists to prevent, so there is no fallback format.
+public struct FormatInference: Sendable, Equatable {
+    /// The inferred format, or nil.
+    public var format: ToolCallFormat?
+    /// One line per signal seen, strongest first, conflicts and defaults said plainly.
+    public var evidence: [String]
+
+    public init(format: ToolCallFormat?, evidence: [String]) {
+        self.format = format
+        self.evidence = evidence
+    }
+
+    /// `{"format": NAME or null, "evidence": [...]}` on one line.
+    public var jsonLine: String {
+        JSONValue.object([
+            (key: "format", value: format.map { .string($0.rawValue) } ?? .null),
+            (key: "evidence", value: .array(evidence.map { .string($0) })),
+        ]).jsonText
+    }
+}
+
+/// What `infer` could not do at all.
+public struct FormatInferenceError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    public var description: String { message }
+}
+
+extension ToolCallFormat {
+    /// Infers the tool-call format of a Hugging Face model folder.
+    ///
+    /// Signals, strongest first: a parser declaration in `tokenizer_config.json`
+    /// (`tool_parser_type` and the names other projects use); the chat template
+    /// (`chat_template.jinja`, `chat_template.json`, or `tokenizer_config.json`'s
+    /// `chat_template`, a string or a list of named templates) matched against PCRE2 signatures,
+    /// most specific first; added and special tokens; `config.json` and
+    /// `generation_config.json`. The strongest signal wins and a disagreeing weaker one is named
+    /// as a conflict. A missing, unreadable or invalid file is noted and ignored.
+    ///
+    /// - Parameter modelDirectory: the folder's path.
+    /// - Returns: the format (or nil) with its evidence.
+    /// - Throws: ``FormatInferenceError`` when the path is not a readable folder.
+    public static func infer(modelDirectory: String) throws(FormatInferenceError) -> FormatInference {
+        guard FileBytes.isReadableDirectory(modelDirectory) else {
+            throw FormatInferenceError(message: "\(modelDirectory) is not a readable folder")
+        }
+        var folder = ModelFolderSignals(path: modelDirectory)
+        return folder.resolve()
+    }
+}
+
+/// A signal's verdict: one of the ten, or a format that is none of them.
+enum Verdict: Equatable, Sendable {
+    case format(ToolCallFormat)
+    /// A known tool-call format outside the ten (named for the evidence).
+    case foreign(String)
+
+    var name: String {
+        switch self {
+        case .format(let f): return f.rawValue
+        case .foreign(let n): return "\(n) (none of the ten)"
+        }
+    }
+}
+
+/// Collects the signals of one folder and resolves them.
+struct ModelFolderSignals {
+    let path: String
+    var evidence: [String] = []
+    var missing: [String] = []
+
+    init(path: String) { self.path = path }
+
+    /// Reads `name` as JSON; notes a missing, unreadable or invalid file.
+    mutating func json(_ name: String) -> JSONValue? {
+        let file = path.hasSuffix("/") ? path + name : path + "/" + name
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(file)
+        } catch {
+            if error.missing {
+                missing.append(name)
+            } else {
+                evidence.append("\(name): unreadable (\(error.reason)), ignored")
+            }
+            return nil
+        }
+        do {
+            return try JSONValue.parse(bytes)
+        } catch {
+            evidence.append("\(name): not valid JSON (\(error)), ignored")
+            return nil
+        }
+    }
+
+    /// Reads `name` as text; notes a missing or unreadable file.
+    mutating func text(_ name: String) -> String? {
+        let file = path.hasSuffix("/") ? path + name : path + "/" + name
+        do {
+            return String(decoding: try FileBytes.read(file), as: UTF8.self)
+        } catch {
+            if error.missing {
+                missing.append(name)
+            } else {
+                evidence.append("\(name): unreadable (\(error.reason)), ignored")
+            }
+            return nil
+        }
+    }
+
+    mutating func resolve() -> FormatInference {
+        let tokenizerConfig = json("tokenizer_config.json")
+        let config = json("config.json")
+        let generationConfig = json("generation_config.json")
+
+        // 1. A declaration.
+        var decided: (verdict: Verdict, source: String)?
+        var weaker: [(verdict: Verdict, source: String)] = []
+        if let tc = tokenizerConfig {
+            for key in InferenceTables.declarationKeys {
+                guard let value = tc[key]?.stringValue else { continue }
+                if let v = InferenceTables.declared(value) {
+                    evidence.append("tokenizer_config.json: \(key) \"\(value)\" declares \(v.name)")
+                    if decided == nil { decided = (v, "the \(key) declaration") }
+                } else {
+                    evidence.append("tokenizer_config.json: \(key) \"\(value)\" is not a parser name known here, ignored")
+                }
+            }
+        }
+
+        // 2. The chat templates.
+        var templates: [(source: String, text: String)] = []
+        if let t = text("chat_template.jinja") { templates.append(("chat_template.jinja", t)) }
+        if let j = json("chat_template.json") {
+            if let t = Self.template(from: j["chat_template"] ?? j) {
+                templates.append(("chat_template.json", t.text + ""))
+            }
+        }
+        if let tc = tokenizerConfig, let ct = tc["chat_template"], let t = Self.template(from: ct) {
+            templates.append(("tokenizer_config.json chat_template" + (t.name.map { " \"\($0)\"" } ?? ""), t.text))
+        }
+        for (source, text) in templates {
+            if let hit = TemplateSignatures.match(text) {
+                evidence.append("\(source): \(hit.description) → \(hit.verdict.name)")
+                if decided == nil {
+                    decided = (hit.verdict, source)
+                } else {
+                    weaker.append((hit.verdict, source))
+                }
+            } else {
+                evidence.append("\(source): no tool-call signature")
+            }
+        }
+
+        // 3. Added and special tokens.
+        var tokenTexts: [(String, String)] = []
+        if let tc = tokenizerConfig, case .object(let members)? = tc["added_tokens_decoder"] {
+            for m in members { if let c = m.value["content"]?.stringValue { tokenTexts.append((c, "tokenizer_config.json added_tokens_decoder")) } }
+        }
+        if let stm = json("special_tokens_map.json") {
+            Self.collectStrings(stm) { tokenTexts.append(($0, "special_tokens_map.json")) }
+        }
+        if let tj = json("tokenizer.json"), case .array(let added)? = tj["added_tokens"] {
+            for t in added { if let c = t["content"]?.stringValue { tokenTexts.append((c, "tokenizer.json added_tokens")) } }
+        }
+        if let hit = InferenceTables.tokenVerdict(tokenTexts) {
+            evidence.append("\(hit.source): token \(hit.token) → \(hit.verdict.name)")
+            if decided == nil { decided = (hit.verdict, "the token \(hit.token)") } else { weaker.append((hit.verdict, "the token \(hit.token)")) }
+        } else if !tokenTexts.isEmpty {
+            evidence.append("added and special tokens (\(tokenTexts.count) seen): none names a tool-call format")
+        }
+
+        // 4. config.json (and generation_config.json), the weakest.
+        if let c = config {
+            let rule = InferenceTables.configVerdict(c)
+            evidence.append("config.json: \(rule.note)")
+            if let v = rule.verdict {
+                if decided == nil {
+                    decided = (v, "config.json")
+                } else {
+                    weaker.append((v, "config.json"))
+                }
+            }
+        }
+        if generationConfig != nil {
+            evidence.append("generation_config.json: read; it names no tool-call format")
+        }
+
+        for w in weaker where decided.map({ $0.verdict != w.verdict }) ?? false {
+            evidence.append("conflict: \(w.source) suggests \(w.verdict.name); \(decided!.source) is stronger and wins")
+        }
+        if !missing.isEmpty {
+            evidence.append("not present: " + missing.joined(separator: ", "))
+        }
+        guard let decided else {
+            evidence.append("no signal names a tool-call format")
+            return FormatInference(format: nil, evidence: evidence)
+        }
+        switch decided.verdict {
+        case .format(let f): return FormatInference(format: f, evidence: evidence)
+        case .foreign: return FormatInference(format: nil, evidence: evidence)
+        }
+    }
+
+    /// A template given as a string, or as a list of named templates (`tool_use`, then
+    /// `default`, then the first).
+    static func template(from v: JSONValue) -> (name: String?, text: String)? {
+        switch v {
+        case .string(let s): return (nil, s)
+        case .array(let list):
+            let named = list.compactMap { e -> (String, String)? in
+                guard let n = e["name"]?.stringValue, let t = e["template"]?.stringValue else { return nil }
+                return (n, t)
+            }
+            for want in ["tool_use", "default"] {
+                if let hit = named.first(where: { $0.0 == want }) { return hit }
+            }
+            return named.first.map { ($0.0, $0.1) }
+        default: return nil
+        }
+    }
+
+    static func collectStrings(_ v: JSONValue, _ add: (String) -> Void) {
+        switch v {
+        case .string(let s): add(s)
+        case .array(let a): for e in a { collectStrings(e, add) }
+        case .object(let o): for m in o { collectStrings(m.value, add) }
+        default: break
+        }
+    }
+}
