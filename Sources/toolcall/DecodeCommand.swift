@@ -35,8 +35,6 @@ struct DecodeCommand {
             throw .usage("format '\(format.rawValue)' is planned but not implemented in this build")
         }
         if options.input == "tokens" { throw .usage("--input tokens is not available in this build yet") }
-        if options.output == "openai" { throw .usage("--output openai is not available in this build yet") }
-        if options.reasoning { throw .usage("--reasoning is not available in this build yet") }
         if options.validate { throw .usage("--validate is not available in this build yet") }
 
         var tools: ToolSet?
@@ -48,12 +46,14 @@ struct DecodeCommand {
                 throw .file("--tools \(path): \(error.message)")
             }
         }
-        var decoderOptions = ToolCallDecoder.Options(rawSpans: options.raw, idSeed: options.idSeed)
+        var decoderOptions = ToolCallDecoder.Options(
+            rawSpans: options.raw, idSeed: options.idSeed,
+            reasoning: options.reasoning, reasoningOpen: options.reasoningOpen)
         if let cap = options.maxCallBytes { decoderOptions.maxCallBytes = cap }
         var decoder = ToolCallDecoder(format: format, tools: tools, options: decoderOptions)
+        var writer = EventWriter(options: options)
 
         var input = StandardInput()
-        var out: [UInt8] = []
         while let chunk = input.read() {
             var offset = 0
             let piece = options.chunkBytes ?? chunk.count
@@ -61,22 +61,55 @@ struct DecodeCommand {
                 let end = min(chunk.count, offset + piece)
                 let events = decoder.feed(chunk[offset..<end])
                 offset = end
-                guard !events.isEmpty else { continue }
-                out.removeAll(keepingCapacity: true)
-                for e in events {
-                    EventJSONEncoder.encode(e, into: &out)
-                    out.append(0x0A)
-                }
-                // One write per batch: every event of a chunk is ready at once.
-                if !StandardStreams.writeOut(out) { return }
+                if !writer.write(events) { return }
             }
         }
-        out.removeAll(keepingCapacity: true)
-        for e in decoder.finish() {
-            EventJSONEncoder.encode(e, into: &out)
-            out.append(0x0A)
+        _ = writer.write(decoder.finish())
+    }
+}
+
+/// Writes events in the chosen output mode, one batch per write (every event of a chunk is
+/// ready at once, so a batch is as prompt as one write per event).
+struct EventWriter {
+    private var openAI: OpenAIChunkEncoder?
+    private var out: [UInt8] = []
+
+    init(options: DecodeOptions) {
+        if options.output == "openai" {
+            let model = options.model.map { ModelName.of(folder: $0) } ?? "toolcall"
+            openAI = OpenAIChunkEncoder(
+                id: OpenAIChunkEncoder.makeID(seed: options.idSeed), created: Int(time(nil)), model: model)
         }
-        _ = StandardStreams.writeOut(out)
+    }
+
+    /// Writes the events; false when the reader has gone (EPIPE).
+    mutating func write(_ events: [ToolCallEvent]) -> Bool {
+        guard !events.isEmpty else { return true }
+        out.removeAll(keepingCapacity: true)
+        var diagnostics = ""
+        for e in events {
+            if openAI != nil {
+                let encoded = openAI!.encode(e)
+                for line in encoded.chunks {
+                    out.append(contentsOf: line.utf8)
+                    out.append(0x0A)
+                }
+                for line in encoded.diagnostics { diagnostics += line + "\n" }
+            } else {
+                EventJSONEncoder.encode(e, into: &out)
+                out.append(0x0A)
+            }
+        }
+        if !diagnostics.isEmpty { StandardStreams.writeError(diagnostics) }
+        return out.isEmpty || StandardStreams.writeOut(out)
+    }
+}
+
+/// The model name OpenAI chunks carry: the folder's last path component.
+enum ModelName {
+    static func of(folder: String) -> String {
+        let parts = folder.split(separator: "/", omittingEmptySubsequences: true)
+        return parts.last.map(String.init) ?? "toolcall"
     }
 }
 

@@ -20,6 +20,8 @@ struct Marker: Sendable {
         case start
         /// An orphan end marker: a `markup` event on its own.
         case stray
+        /// Opens a reasoning block (the decoder adds these when reasoning separation is on).
+        case reasoningOpen(pair: Int)
     }
 
     var bytes: [UInt8]

@@ -25,15 +25,23 @@ public struct ToolCallDecoder: Sendable {
         public var maxCallBytes: Int = 16 << 20
         /// The deepest nesting a value parser accepts.
         public var maxDepth: Int = 512
+        /// Separate reasoning blocks (`<think>…</think>` and the family's markers) into
+        /// `reasoning` events; off, they are plain text.
+        public var reasoning: Bool = false
+        /// Start the stream inside a reasoning block (prompts that end with `<think>`);
+        /// implies ``reasoning``.
+        public var reasoningOpen: Bool = false
 
         public init(
             rawSpans: Bool = false, idSeed: UInt64? = nil, maxCallBytes: Int = 16 << 20,
-            maxDepth: Int = 512
+            maxDepth: Int = 512, reasoning: Bool = false, reasoningOpen: Bool = false
         ) {
             self.rawSpans = rawSpans
             self.idSeed = idSeed
             self.maxCallBytes = maxCallBytes
             self.maxDepth = maxDepth
+            self.reasoning = reasoning || reasoningOpen
+            self.reasoningOpen = reasoningOpen
         }
     }
 
@@ -44,6 +52,8 @@ public struct ToolCallDecoder: Sendable {
     private enum Mode: Sendable {
         /// Plain text, looking for markers.
         case text
+        /// Inside a reasoning block opened by pair `pair` (nil: the stream started inside one).
+        case reasoning(pair: Int?)
         /// A frame that the grammar is parsing.
         case frame
         /// The rest of an oversized call, skipped by the format's rule.
@@ -82,6 +92,11 @@ public struct ToolCallDecoder: Sendable {
     private var rejectedCount = 0
     private var events: [ToolCallEvent] = []
     private var actions: [GrammarAction] = []
+    /// Close markers (index = pair), then the call markers that end a block.
+    private let reasoningSet: MarkerSet
+    private let reasoningCloseCount: Int
+    /// Where the current reasoning block's text begins (after its open marker).
+    private var reasoningTextStart = 0
 
     /// Creates a decoder for one stream.
     ///
@@ -96,8 +111,21 @@ public struct ToolCallDecoder: Sendable {
         self.options = options
         self.context = GrammarContext(format: format, tools: tools, maxDepth: options.maxDepth)
         self.grammar = GrammarFactory.make(format, context: context)
-        self.markers = grammar.markers
+        var markers = grammar.markers
+        let syntax = ReasoningSyntax.of(format)
+        if options.reasoning {
+            for (k, pair) in syntax.pairs.enumerated() {
+                markers.append(Marker(pair.open, kind: .reasoningOpen(pair: k)))
+                markers.append(Marker(pair.close, kind: .stray))
+            }
+            self.reasoningSet = MarkerSet(syntax.pairs.map(\.close) + syntax.endedBy)
+        } else {
+            self.reasoningSet = MarkerSet([String]())
+        }
+        self.reasoningCloseCount = syntax.pairs.count
+        self.markers = markers
         self.markerSet = MarkerSet(markers.map(\.bytes))
+        if options.reasoningOpen { self.mode = .reasoning(pair: nil) }
         self.ids = CallIDGenerator(seed: options.idSeed)
     }
 
@@ -128,6 +156,8 @@ public struct ToolCallDecoder: Sendable {
             closeFrame(at: window.received, reason: .incomplete)
         case .skipping:
             skip(isFinal: true)
+        case .reasoning:
+            emitReasoning(upTo: window.received, final: true)
         case .text, .finished:
             break
         }
@@ -161,6 +191,8 @@ public struct ToolCallDecoder: Sendable {
             switch mode {
             case .text:
                 guard scanText(isFinal: isFinal) else { return }
+            case .reasoning(let pair):
+                guard scanReasoning(pair: pair, isFinal: isFinal) else { return }
             case .frame:
                 actions.removeAll(keepingCapacity: true)
                 // The grammar sees at most the cap's worth of the current call.
@@ -217,8 +249,44 @@ public struct ToolCallDecoder: Sendable {
                 let atStart = isAtStart(at)
                 grammar.begin(marker: k, at: at, bodyStart: bodyStart, atStart: atStart, context: context)
                 mode = .frame
+            case .reasoningOpen(let pair):
+                reasoningTextStart = bodyStart
+                mode = .reasoning(pair: pair)
             }
             return true
+        }
+    }
+
+    /// Scans a reasoning block for its close marker (or a call marker that ends it); returns
+    /// true when the block ended (the loop goes on in text).
+    private mutating func scanReasoning(pair: Int?, isFinal: Bool) -> Bool {
+        var from = max(cut, reasoningTextStart)
+        let end = window.received
+        while true {
+            switch reasoningSet.search(window, from: from, end: end, isFinal: isFinal) {
+            case .none:
+                let safe = isFinal ? end : UTF8Boundary.safeEnd(window, start: from, end: end)
+                emitReasoning(upTo: safe)
+                return false
+            case .partial(let at):
+                emitReasoning(upTo: at)
+                return false
+            case .found(let k, let at):
+                let length = reasoningSet.markers[k].count
+                if k < reasoningCloseCount {
+                    guard pair == nil || pair == k else {
+                        // Another pair's close marker: part of the reasoning.
+                        from = at + length
+                        continue
+                    }
+                    emitReasoning(upTo: at, rawEnd: at + length)
+                } else {
+                    // A call marker that ends the block; the text scanner parses the call.
+                    emitReasoning(upTo: at)
+                }
+                mode = .text
+                return true
+            }
         }
     }
 
@@ -391,6 +459,18 @@ public struct ToolCallDecoder: Sendable {
         let text = String(decoding: slice, as: UTF8.self)
         events.append(.text(text, raw: options.rawSpans ? Array(slice) : nil))
         cut = end
+    }
+
+    /// Emits reasoning text up to `end`; its raw runs from `cut` (the open marker included) to
+    /// `rawEnd` (the close marker included).
+    private mutating func emitReasoning(upTo end: Int, rawEnd: Int? = nil, final: Bool = false) {
+        let rawEnd = rawEnd ?? end
+        let textStart = max(cut, reasoningTextStart)
+        // An open marker alone waits for text or its close, unless the stream ends.
+        guard rawEnd > cut, end > textStart || rawEnd > end || final else { return }
+        let text = end > textStart ? String(decoding: window.slice(textStart..<end), as: UTF8.self) : ""
+        events.append(.reasoning(text, raw: options.rawSpans ? window.bytes(cut..<rawEnd) : nil))
+        cut = rawEnd
     }
 
     private mutating func emitMarkup(upTo end: Int) {

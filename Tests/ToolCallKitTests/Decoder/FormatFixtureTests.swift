@@ -17,10 +17,12 @@ enum FixturePaths {
 
 /// One `Fixtures/formats/<format>/<name>.txt` with its `<name>.expected.json`.
 ///
-/// The expected file: `{"description", "tools"?, "options"?: {"max_call_bytes"}, "events": [...]}`.
+/// The expected file: `{"description", "tools"?, "options"?: {"max_call_bytes", "max_depth",
+/// "reasoning", "reasoning_open"}, "events": [...]}`.
 /// `events` lists the normalized events (adjacent text merged; `tool_call_start`, deltas and
 /// `markup` left out, since the verifier checks them) with the fields to compare:
-/// `{"type": "text", "text"}`, `{"type": "tool_call", "name", "arguments"?, "index"?, "id"?}`,
+/// `{"type": "text", "text"}`, `{"type": "reasoning", "text"}`,
+/// `{"type": "tool_call", "name", "arguments"?, "index"?, "id"?}`,
 /// `{"type": "rejected", "reason", "name"?, "index"?, "raw"?}`,
 /// `{"type": "end", "tool_calls", "rejected"}`.
 struct FormatFixture: CustomTestStringConvertible, Sendable {
@@ -62,6 +64,11 @@ struct FormatFixture: CustomTestStringConvertible, Sendable {
         var o = ToolCallDecoder.Options(rawSpans: true, idSeed: 7)
         if let n = expected["options"]?["max_call_bytes"]?.doubleValue { o.maxCallBytes = Int(n) }
         if let n = expected["options"]?["max_depth"]?.doubleValue { o.maxDepth = Int(n) }
+        if expected["options"]?["reasoning"] == .bool(true) { o.reasoning = true }
+        if expected["options"]?["reasoning_open"] == .bool(true) {
+            o.reasoning = true
+            o.reasoningOpen = true
+        }
         return o
     }
 }
