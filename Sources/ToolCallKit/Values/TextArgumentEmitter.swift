@@ -152,26 +152,20 @@ struct TextArgumentEmitter: Sendable {
         actions.append(.delta(String(decoding: bytes, as: UTF8.self)))
     }
 
-    /// `[{\"id\": \"1\"}]` → `[{"id": "1"}]` when only the unescaped text is JSON (GLM drift).
+    /// `[{\"id\": \"1\"}]` → `[{"id": "1"}]`: a `{`/`[` value that is not JSON as written but is
+    /// the body of a JSON string whose content is JSON (GLM escapes its arguments once too often).
     static func unescapedJSONIfNeeded(_ raw: String) -> String {
         let t = SchemaTyping.trimSpace(raw)
         guard let f = t.utf8.first, f == UInt8(ascii: "{") || f == UInt8(ascii: "["),
             t.utf8.contains(UInt8(ascii: "\\")), (try? JSONValue.parse(Array(t.utf8))) == nil
         else { return raw }
-        var out: [UInt8] = []
-        let b = Array(t.utf8)
-        var i = 0
-        while i < b.count {
-            if b[i] == UInt8(ascii: "\\") && i + 1 < b.count && b[i + 1] == UInt8(ascii: "\"") {
-                out.append(UInt8(ascii: "\""))
-                i += 2
-            } else {
-                out.append(b[i])
-                i += 1
-            }
-        }
-        if (try? JSONValue.parse(out)) != nil { return String(decoding: out, as: UTF8.self) }
-        return raw
+        var quoted: [UInt8] = [UInt8(ascii: "\"")]
+        quoted.append(contentsOf: t.utf8)
+        quoted.append(UInt8(ascii: "\""))
+        guard case .string(let inner)? = try? JSONValue.parse(quoted),
+            (try? JSONValue.parse(Array(inner.utf8))) != nil
+        else { return raw }
+        return inner
     }
 }
 
