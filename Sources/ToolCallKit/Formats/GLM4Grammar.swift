@@ -61,7 +61,7 @@ struct GLM4Grammar: CallGrammar {
         nameStart = nil
         pendingKeys = []
         tool = nil
-        emitter = TextArgumentEmitter(unescapeQuotedJSON: true)
+        emitter = TextArgumentEmitter(maxDepth: context.maxDepth, unescapeQuotedJSON: true)
     }
 
     mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
@@ -260,7 +260,7 @@ struct GLM4Grammar: CallGrammar {
         case .success(let arguments):
             actions.append(.accept(arguments: arguments, end: end))
         case .failure(let m):
-            actions.append(.reject(.invalidArguments, detail: m.detail, end: end))
+            actions.append(.reject(m.reason, detail: m.detail, end: end))
         }
     }
 

@@ -132,7 +132,7 @@ struct TaggedFunctionParser: Sendable {
                     actions.append(.start(name: name, id: nil))
                     callOpen = true
                     tool = context.tools?[name]
-                    emitter = TextArgumentEmitter()
+                    emitter = TextArgumentEmitter(maxDepth: context.maxDepth)
                     state = .params
                 }
             case .params:
@@ -246,7 +246,7 @@ struct TaggedFunctionParser: Sendable {
         case .success(let arguments):
             actions.append(.accept(arguments: arguments, end: end))
         case .failure(let m):
-            actions.append(.reject(.invalidArguments, detail: m.detail, end: end))
+            actions.append(.reject(m.reason, detail: m.detail, end: end))
         }
         callOpen = false
         callsInFrame += 1

@@ -39,10 +39,14 @@ struct TextArgumentEmitter: Sendable {
     private var mode: Mode = .held
     private var buffer: [UInt8] = []
     private var text = ""
+    /// A held `{`/`[` value nested deeper than this is `too_large`.
+    let maxDepth: Int
+    private var tooDeep = false
     /// glm4: retry a `{`/`[` value with `\"` unescaped when it is not JSON as written.
     let unescapeQuotedJSON: Bool
 
-    init(unescapeQuotedJSON: Bool = false) {
+    init(maxDepth: Int = 512, unescapeQuotedJSON: Bool = false) {
+        self.maxDepth = maxDepth
         self.unescapeQuotedJSON = unescapeQuotedJSON
     }
 
@@ -110,9 +114,14 @@ struct TextArgumentEmitter: Sendable {
             emit([UInt8(ascii: "\"")], actions: &actions)
             value = .string(text)
         case .held, .probe:
+            if Self.nesting(buffer) > maxDepth {
+                tooDeep = true
+                silent = true
+            }
             var raw = String(decoding: buffer, as: UTF8.self)
             if unescapeQuotedJSON { raw = Self.unescapedJSONIfNeeded(raw) }
-            let result = typed ? SchemaTyping.type(raw, schema: schema) : .success(SchemaTyping.untyped(raw))
+            let result: Result<JSONValue, SchemaTyping.Mismatch> =
+                tooDeep ? .success(.null) : typed ? SchemaTyping.type(raw, schema: schema) : .success(SchemaTyping.untyped(raw))
             switch result {
             case .success(let v):
                 value = v
@@ -132,7 +141,12 @@ struct TextArgumentEmitter: Sendable {
 
     /// The call ended: its arguments, or the `invalid_arguments` detail.
     mutating func finishCall(actions: inout [GrammarAction]) -> Result<JSONValue, ArgumentsMismatch> {
-        if !errors.isEmpty { return .failure(ArgumentsMismatch(detail: errors.joined(separator: "\n"))) }
+        if tooDeep {
+            return .failure(ArgumentsMismatch(reason: .tooLarge, detail: "a value nested deeper than \(maxDepth)"))
+        }
+        if !errors.isEmpty {
+            return .failure(ArgumentsMismatch(reason: .invalidArguments, detail: errors.joined(separator: "\n")))
+        }
         emit(Array((began == 0 ? "{}" : "}").utf8), actions: &actions)
         return .success(JSONValue.object(uniquing: members))
     }
@@ -150,6 +164,31 @@ struct TextArgumentEmitter: Sendable {
     private func emit(_ bytes: [UInt8], actions: inout [GrammarAction]) {
         guard !silent, !bytes.isEmpty else { return }
         actions.append(.delta(String(decoding: bytes, as: UTF8.self)))
+    }
+
+    /// The deepest `{`/`[` nesting in JSON-like text, strings skipped (a linear scan).
+    static func nesting(_ b: [UInt8]) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for c in b {
+            if inString {
+                if escaped { escaped = false }
+                else if c == UInt8(ascii: "\\") { escaped = true }
+                else if c == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch c {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth = max(0, depth - 1)
+            default: break
+            }
+        }
+        return deepest
     }
 
     /// `[{\"id\": \"1\"}]` → `[{"id": "1"}]`: a `{`/`[` value that is not JSON as written but is
@@ -171,6 +210,8 @@ struct TextArgumentEmitter: Sendable {
 
 /// The `invalid_arguments` detail of a call whose values do not fit their schema.
 struct ArgumentsMismatch: Error, Sendable {
+    /// `invalidArguments`, or `tooLarge` for a value nested deeper than the cap.
+    var reason: RejectedToolCall.Reason
     var detail: String
 }
 
