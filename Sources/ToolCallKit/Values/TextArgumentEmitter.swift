@@ -120,8 +120,14 @@ struct TextArgumentEmitter: Sendable {
             }
             var raw = String(decoding: buffer, as: UTF8.self)
             if unescapeQuotedJSON { raw = Self.unescapedJSONIfNeeded(raw) }
-            let result: Result<JSONValue, SchemaTyping.Mismatch> =
-                tooDeep ? .success(.null) : typed ? SchemaTyping.type(raw, schema: schema) : .success(SchemaTyping.untyped(raw))
+            let result: Result<JSONValue, SchemaTyping.Mismatch>
+            if tooDeep {
+                result = .success(.null)  // the call is rejected as too_large
+            } else if typed {
+                result = SchemaTyping.type(raw, schema: schema)
+            } else {
+                result = .success(SchemaTyping.untyped(raw))
+            }
             switch result {
             case .success(let v):
                 value = v
