@@ -12,11 +12,14 @@ struct TaggedFunctionTags: Sendable {
     let parameterOpen: [UInt8]
     /// Names and keys may be wrapped in `"` or `'` (stripped).
     let quotedNames: Bool
+    /// A JSON call object (`{"name", "arguments"}`) may stand for a function block inside the
+    /// wrapper (Qwen 3.5 falls back to the Hermes dialect).
+    let jsonCalls: Bool
     let value: TextValueScanner.Tags
 
     init(
         wrapper: (String, String), function: (String, String), parameter: (String, String),
-        quotedNames: Bool
+        quotedNames: Bool, jsonCalls: Bool = false
     ) {
         wrapperOpen = Array(wrapper.0.utf8)
         wrapperClose = Array(wrapper.1.utf8)
@@ -24,6 +27,7 @@ struct TaggedFunctionTags: Sendable {
         functionClose = Array(function.1.utf8)
         parameterOpen = Array(parameter.0.utf8)
         self.quotedNames = quotedNames
+        self.jsonCalls = jsonCalls
         value = TextValueScanner.Tags(
             close: parameter.1, follows: [parameter.0, function.1, wrapper.1], breaks: [parameter.0, function.1],
             stripNewlines: true)
@@ -66,6 +70,8 @@ struct TaggedFunctionParser: Sendable {
         /// After the parameter opener: the key up to `>`.
         case key
         case value(TextValueScanner)
+        /// A JSON call object inside the wrapper (``TaggedFunctionTags/jsonCalls``).
+        case json(CallObjectReader)
         /// Skipping to the frame's end; the frame is `malformed`.
         case junk(String)
     }
@@ -114,7 +120,41 @@ struct TaggedFunctionParser: Sendable {
                 case .partial:
                     return .needMore
                 case .none:
-                    state = .junk("expected a function block")
+                    if tags.jsonCalls && w[pos] == UInt8(ascii: "{") {
+                        state = .json(CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth))
+                    } else {
+                        state = .junk("expected a function block")
+                    }
+                }
+            case .json(var reader):
+                let result = reader.advance(w, actions: &actions)
+                pos = reader.pos
+                switch result {
+                case .needMore:
+                    state = .json(reader)
+                    return .needMore
+                case .tooDeep(let at):
+                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    return .skip
+                case .error(let m, let at):
+                    pos = at
+                    state = .junk(m)
+                case .complete(let call, let end):
+                    guard let name = call.name,
+                        let arguments = call.arguments ?? (call.hasArgumentsKey ? nil : .object([])),
+                        arguments.isObject
+                    else {
+                        pos = end
+                        state = .junk("the call object has no name or no argument object")
+                        continue
+                    }
+                    if !reader.started {
+                        reader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
+                    }
+                    actions.append(.accept(arguments: arguments, end: end))
+                    callsInFrame += 1
+                    pos = end
+                    state = .frame
                 }
             case .name:
                 switch readName(w) {
@@ -220,8 +260,8 @@ struct TaggedFunctionParser: Sendable {
             } else {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
             }
-        case .key:
-            actions.append(.reject(.incomplete, detail: "the stream ended inside a parameter name", end: w.end))
+        case .key, .json:
+            actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
         case .value(var scanner):
             if scanner.finish(w, tags: tags.value, emitter: &emitter, actions: &actions) {
                 settle(end: w.end, actions: &actions)

@@ -16,12 +16,14 @@
 /// - `</parameter>` ends a value only when, after at most 256 bytes of white space, it is
 ///   followed by `<parameter=`, `</function>`, `</tool_call>` or the end of the stream;
 ///   otherwise it is part of the value (linear time, bounded holdback).
+/// - Inside `<tool_call>`, a Hermes call object `{"name": .., "arguments": {..}}` is a call too
+///   (Qwen 3.5 falls back to it), streamed like the `json` format.
 /// - Names may contain spaces (trimmed); `<function=name` with no `>` before a newline or `<`
 ///   is text outside a wrapper and `malformed` inside one, never a call.
 struct XMLFunctionGrammar: CallGrammar {
     static let tags = TaggedFunctionTags(
         wrapper: ("<tool_call>", "</tool_call>"), function: ("<function=", "</function>"),
-        parameter: ("<parameter=", "</parameter>"), quotedNames: false)
+        parameter: ("<parameter=", "</parameter>"), quotedNames: false, jsonCalls: true)
 
     let markers: [Marker] = XMLFunctionGrammar.tags.markers
     private var parser = TaggedFunctionParser(tags: XMLFunctionGrammar.tags)
