@@ -84,7 +84,6 @@ struct TaggedFunctionParser: Sendable {
     private var wrapped = true
     private var frameStart = 0
     private var callsInFrame = 0
-    private var callOpen = false
     private var tool: ToolDefinition?
     private var emitter = TextArgumentEmitter()
 
@@ -98,7 +97,6 @@ struct TaggedFunctionParser: Sendable {
         frameStart = bodyStart
         pos = bodyStart
         callsInFrame = 0
-        callOpen = false
         wrapped = marker == 0
         state = wrapped ? .frame : .name
     }
@@ -170,7 +168,6 @@ struct TaggedFunctionParser: Sendable {
                 case .name(let name, let next):
                     pos = next
                     actions.append(.start(name: name, id: nil))
-                    callOpen = true
                     tool = context.tools?[name]
                     emitter = TextArgumentEmitter(maxDepth: context.maxDepth)
                     state = .params
@@ -225,7 +222,6 @@ struct TaggedFunctionParser: Sendable {
                 case .found(_, let at):
                     let end = at + stop.count
                     actions.append(.reject(.malformed, detail: detail, end: end))
-                    callOpen = false
                     return .finished(at: end)
                 case .partial(let at):
                     pos = at
@@ -288,7 +284,6 @@ struct TaggedFunctionParser: Sendable {
         case .failure(let m):
             actions.append(.reject(m.reason, detail: m.detail, end: end))
         }
-        callOpen = false
         callsInFrame += 1
     }
 
