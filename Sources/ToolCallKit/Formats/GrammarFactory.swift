@@ -7,15 +7,18 @@ enum GrammarFactory {
         case .json: return JSONGrammar()
         case .mistral: return MistralGrammar()
         case .llama3: return Llama3Grammar()
-        case .lfm2, .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2:
+        case .xmlFunction: return XMLFunctionGrammar()
+        case .glm4: return GLM4Grammar()
+        case .minimaxM2: return MiniMaxM2Grammar()
+        case .lfm2, .gemma, .gemma4, .kimiK2:
             return PlannedFormatGrammar()
         }
     }
 
     static func isImplemented(_ format: ToolCallFormat) -> Bool {
         switch format {
-        case .json, .mistral, .llama3: return true
-        case .lfm2, .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2: return false
+        case .json, .mistral, .llama3, .xmlFunction, .glm4, .minimaxM2: return true
+        case .lfm2, .gemma, .gemma4, .kimiK2: return false
         }
     }
 }

@@ -1,0 +1,338 @@
+// ToolCallKit — the frame shape shared by xmlFunction and minimaxM2: a wrapper around function
+// blocks whose parameters are tagged text values.
+
+/// The tags of one tagged-function format.
+struct TaggedFunctionTags: Sendable {
+    let wrapperOpen: [UInt8]
+    let wrapperClose: [UInt8]
+    /// The function opener up to its name (`<function=`, `<invoke name=`).
+    let functionOpen: [UInt8]
+    let functionClose: [UInt8]
+    /// The parameter opener up to its key (`<parameter=`, `<parameter name=`).
+    let parameterOpen: [UInt8]
+    /// Names and keys may be wrapped in `"` or `'` (stripped).
+    let quotedNames: Bool
+    /// A JSON call object (`{"name", "arguments"}`) may stand for a function block inside the
+    /// wrapper (Qwen 3.5 falls back to the Hermes dialect).
+    let jsonCalls: Bool
+    let value: TextValueScanner.Tags
+
+    init(
+        wrapper: (String, String), function: (String, String), parameter: (String, String),
+        quotedNames: Bool, jsonCalls: Bool = false
+    ) {
+        wrapperOpen = Array(wrapper.0.utf8)
+        wrapperClose = Array(wrapper.1.utf8)
+        functionOpen = Array(function.0.utf8)
+        functionClose = Array(function.1.utf8)
+        parameterOpen = Array(parameter.0.utf8)
+        self.quotedNames = quotedNames
+        self.jsonCalls = jsonCalls
+        value = TextValueScanner.Tags(
+            close: parameter.1, follows: [parameter.0, function.1, wrapper.1], breaks: [parameter.0, function.1],
+            stripNewlines: true)
+    }
+
+    /// Start markers: the wrapper and a bare function block; the wrapper's close is stray.
+    var markers: [Marker] {
+        [
+            Marker(String(decoding: wrapperOpen, as: UTF8.self)),
+            Marker(String(decoding: functionOpen, as: UTF8.self)),
+            Marker(String(decoding: wrapperClose, as: UTF8.self), kind: .stray),
+        ]
+    }
+}
+
+/// The parser behind ``XMLFunctionGrammar`` and ``MiniMaxM2Grammar``.
+///
+/// Frames: `WRAP (FUNC NAME> (PARAM KEY> value CLOSE)* /FUNC)+ /WRAP`, or a bare
+/// `FUNC NAME> ... /FUNC` block (the wrapper was stripped or never written). Rules:
+///
+/// - `tool_call_start` as soon as the `>` after the name arrives; names and keys are trimmed
+///   (and unquoted when the format quotes them); a name or key may contain spaces but not a
+///   newline or `<`, and is at most 512 bytes. A bare opener whose name is broken
+///   (`<function=name` with no `>`) is text, not a call; inside a wrapper it is `malformed`.
+/// - Values: ``TextValueScanner`` (a missing close tag is closed by the next parameter or the
+///   function's close; a close tag inside a value is data unless the next element follows).
+/// - A missing function close before the wrapper's close is tolerated; an orphan wrapper close
+///   after a bare block is `markup`.
+/// - End of stream: accepted when the last value was closed (only closing tags are missing) or
+///   the function was closed; cut inside a name, key or value (or a function with no
+///   parameter) is `incomplete`.
+struct TaggedFunctionParser: Sendable {
+    private enum State: Sendable {
+        /// Inside the wrapper, between function blocks.
+        case frame
+        /// After the function opener: the name up to `>`.
+        case name
+        /// Inside a function, between parameters.
+        case params
+        /// After the parameter opener: the key up to `>`.
+        case key
+        case value(TextValueScanner)
+        /// A JSON call object inside the wrapper (``TaggedFunctionTags/jsonCalls``).
+        case json(CallObjectReader)
+        /// Skipping to the frame's end; the frame is `malformed`.
+        case junk(String)
+    }
+
+    static let maxNameBytes = 512
+
+    let tags: TaggedFunctionTags
+    private var state: State = .frame
+    private var pos = 0
+    private var wrapped = true
+    private var frameStart = 0
+    private var callsInFrame = 0
+    private var tool: ToolDefinition?
+    private var emitter = TextArgumentEmitter()
+
+    init(tags: TaggedFunctionTags) { self.tags = tags }
+
+    var skipRule: SkipRule {
+        .through([wrapped ? tags.wrapperClose : tags.functionClose])
+    }
+
+    mutating func begin(marker: Int, at: Int, bodyStart: Int) {
+        frameStart = bodyStart
+        pos = bodyStart
+        callsInFrame = 0
+        wrapped = marker == 0
+        state = wrapped ? .frame : .name
+    }
+
+    mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
+        while true {
+            switch state {
+            case .frame:
+                skipSpace(w)
+                guard pos < w.end else { return .needMore }
+                switch TagMatch.at(w, pos, [tags.functionOpen, tags.wrapperClose]) {
+                case .found(0):
+                    pos += tags.functionOpen.count
+                    state = .name
+                case .found:
+                    let end = pos + tags.wrapperClose.count
+                    actions.append(.markup(end: end))
+                    return .finished(at: end)
+                case .partial:
+                    return .needMore
+                case .none:
+                    if tags.jsonCalls && w[pos] == UInt8(ascii: "{") {
+                        state = .json(CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth))
+                    } else {
+                        state = .junk("expected a function block")
+                    }
+                }
+            case .json(var reader):
+                let result = reader.advance(w, actions: &actions)
+                pos = reader.pos
+                switch result {
+                case .needMore:
+                    state = .json(reader)
+                    return .needMore
+                case .tooDeep(let at):
+                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    return .skip
+                case .error(let m, let at):
+                    pos = at
+                    state = .junk(m)
+                case .complete(let call, let end):
+                    guard let name = call.name,
+                        let arguments = call.arguments ?? (call.hasArgumentsKey ? nil : .object([])),
+                        arguments.isObject
+                    else {
+                        pos = end
+                        state = .junk("the call object has no name or no argument object")
+                        continue
+                    }
+                    if !reader.started {
+                        reader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
+                    }
+                    actions.append(.accept(arguments: arguments, end: end))
+                    callsInFrame += 1
+                    pos = end
+                    state = .frame
+                }
+            case .name:
+                switch readName(w) {
+                case .needMore:
+                    return .needMore
+                case .invalid:
+                    if !wrapped {
+                        // Only resembles a call: the opener is text, and scanning goes on after it.
+                        actions.append(.text(end: frameStart))
+                        return .finished(at: frameStart)
+                    }
+                    state = .junk("the function name does not end with '>'")
+                case .name(let name, let next):
+                    pos = next
+                    actions.append(.start(name: name, id: nil))
+                    tool = context.tools?[name]
+                    emitter = TextArgumentEmitter(maxDepth: context.maxDepth)
+                    state = .params
+                }
+            case .params:
+                skipSpace(w)
+                guard pos < w.end else { return .needMore }
+                switch TagMatch.at(w, pos, [tags.parameterOpen, tags.functionClose, tags.wrapperClose]) {
+                case .found(0):
+                    pos += tags.parameterOpen.count
+                    state = .key
+                case .found(1):
+                    let end = pos + tags.functionClose.count
+                    settle(end: end, actions: &actions)
+                    pos = end
+                    if !wrapped { return .finished(at: end) }
+                    state = .frame
+                case .found:
+                    // The function's close is missing; the wrapper's close ends both.
+                    let end = pos + tags.wrapperClose.count
+                    settle(end: end, actions: &actions)
+                    return .finished(at: end)
+                case .partial:
+                    return .needMore
+                case .none:
+                    state = .junk("unexpected text between parameters")
+                }
+            case .key:
+                switch readName(w) {
+                case .needMore:
+                    return .needMore
+                case .invalid:
+                    state = .junk("the parameter name does not end with '>'")
+                case .name(let key, let next):
+                    pos = next
+                    emitter.beginValue(key: key, tool: tool, actions: &actions)
+                    state = .value(TextValueScanner(start: next))
+                }
+            case .value(var scanner):
+                let outcome = scanner.advance(w, tags: tags.value, emitter: &emitter, actions: &actions)
+                switch outcome {
+                case .needMore:
+                    state = .value(scanner)
+                    return .needMore
+                case .ended(let next):
+                    pos = next
+                    state = .params
+                }
+            case .junk(let detail):
+                let stop = wrapped ? tags.wrapperClose : tags.functionClose
+                switch MarkerSet([stop]).search(w, from: pos, end: w.end) {
+                case .found(_, let at):
+                    let end = at + stop.count
+                    actions.append(.reject(.malformed, detail: detail, end: end))
+                    return .finished(at: end)
+                case .partial(let at):
+                    pos = at
+                    return .needMore
+                case .none:
+                    pos = w.end
+                    return .needMore
+                }
+            }
+        }
+    }
+
+    mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
+        switch state {
+        case .frame:
+            if callsInFrame == 0 {
+                actions.append(.reject(.incomplete, detail: "the stream ended before a function block", end: w.end))
+            } else {
+                actions.append(.markup(end: w.end))
+            }
+        case .name:
+            if !wrapped {
+                actions.append(.text(end: w.end))
+            } else {
+                actions.append(.reject(.incomplete, detail: "the stream ended inside the function name", end: w.end))
+            }
+        case .params:
+            if emitter.hasValues && TagMatch.at(w, pos, [tags.parameterOpen], isFinal: true) == .none
+                && !endsInsideOpener(w)
+            {
+                settle(end: w.end, actions: &actions)
+            } else {
+                actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
+            }
+        case .key, .json:
+            actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
+        case .value(var scanner):
+            if scanner.finish(w, tags: tags.value, emitter: &emitter, actions: &actions) {
+                settle(end: w.end, actions: &actions)
+            } else {
+                actions.append(.reject(.incomplete, detail: "the stream ended inside a value", end: w.end))
+            }
+        case .junk(let detail):
+            actions.append(.reject(.malformed, detail: detail, end: w.end))
+        }
+    }
+
+    /// Between parameters at end of stream: whether the rest is a cut parameter opener.
+    private func endsInsideOpener(_ w: ByteWindow) -> Bool {
+        guard pos < w.end else { return false }
+        if case .partial = TagMatch.at(w, pos, [tags.parameterOpen]) { return true }
+        return false
+    }
+
+    /// Ends the current call at `end`: accepted, or rejected when a value did not fit its type.
+    private mutating func settle(end: Int, actions: inout [GrammarAction]) {
+        switch emitter.finishCall(actions: &actions) {
+        case .success(let arguments):
+            actions.append(.accept(arguments: arguments, end: end))
+        case .failure(let m):
+            actions.append(.reject(m.reason, detail: m.detail, end: end))
+        }
+        callsInFrame += 1
+    }
+
+    private mutating func skipSpace(_ w: ByteWindow) {
+        while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+    }
+
+    private enum NameRead {
+        case needMore
+        case invalid
+        case name(String, next: Int)
+    }
+
+    /// Reads a name or key from `pos` through its `>` (rescans at most ``maxNameBytes``).
+    private func readName(_ w: ByteWindow) -> NameRead {
+        var i = pos
+        var quote: UInt8? = nil
+        var closedQuote = false
+        if tags.quotedNames {
+            while i < w.end && JSONReader.isSpace(w[i]) { i += 1 }
+            if i < w.end && (w[i] == UInt8(ascii: "\"") || w[i] == UInt8(ascii: "'")) {
+                quote = w[i]
+                i += 1
+            }
+        }
+        let nameStart = i
+        var nameEnd = i
+        while i < w.end {
+            if i - pos > Self.maxNameBytes { return .invalid }
+            let b = w[i]
+            if b == 0x0A || b == 0x0D { return .invalid }
+            if let q = quote, !closedQuote {
+                if b == q {
+                    nameEnd = i
+                    closedQuote = true
+                }
+                i += 1
+                continue
+            }
+            if b == UInt8(ascii: ">") {
+                if quote == nil { nameEnd = i }
+                let raw = String(decoding: w.slice(nameStart..<nameEnd), as: UTF8.self)
+                let name = SchemaTyping.trimSpace(raw)
+                return name.isEmpty ? .invalid : .name(name, next: i + 1)
+            }
+            if b == UInt8(ascii: "<") { return .invalid }
+            if closedQuote && !JSONReader.isSpace(b) { return .invalid }
+            i += 1
+        }
+        return .needMore
+    }
+}

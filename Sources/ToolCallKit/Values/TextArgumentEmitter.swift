@@ -1,0 +1,477 @@
+// ToolCallKit — streaming and typing text-valued arguments (xmlFunction, glm4, minimaxM2).
+
+/// Builds one call's arguments from `key → text` pairs and streams them as `delta` JSON text.
+///
+/// The three text-valued formats differ only in their tags; this type does everything that
+/// happens once the grammar knows "a value for `key` begins" and hands over its bytes:
+///
+/// - Deltas: `{` + `"key":` is emitted when a value begins; a value that is a string streams as
+///   `"` + JSON-escaped fragments + `"` while its bytes arrive; any other value is emitted as
+///   compact JSON when it ends; `}` closes the object. The fragments of one call concatenate to
+///   JSON that parses equal to the final arguments.
+/// - Typing (DESIGN.md §2, ``SchemaTyping``): a declared `string` streams at once; without a
+///   schema a value is held only while it could still be a JSON number, `true`, `false` or
+///   `null` (``ScalarProbe``), and a value starting with `{` or `[` is held to its end; a
+///   `string`/`null` union is held only while it could still be `null`/`None`; any other
+///   declared type is held to its end and then typed. A value that does not fit its type is
+///   recorded as an `invalid_arguments` detail line and no more deltas are sent for the call.
+///
+/// It does not find values in the input: ``TextValueScanner`` and the grammars do.
+struct TextArgumentEmitter: Sendable {
+    /// How the current value is being handled.
+    private enum Mode: Sendable {
+        /// A string: streamed while it arrives.
+        case stream
+        /// Held until it ends, then typed.
+        case held
+        /// Held while the probe says it may still be a scalar; then streamed as a string.
+        case probe(ScalarProbe)
+    }
+
+    private var members: [(key: String, value: JSONValue)] = []
+    private var errors: [String] = []
+    private var began = 0
+    /// After a type mismatch the call will be rejected: no more deltas.
+    private var silent = false
+    private var key = ""
+    private var schema: JSONValue?
+    private var typed = false
+    private var mode: Mode = .held
+    private var buffer: [UInt8] = []
+    private var text = ""
+    /// A held `{`/`[` value nested deeper than this is `too_large`.
+    let maxDepth: Int
+    private var tooDeep = false
+    /// glm4: retry a `{`/`[` value with `\"` unescaped when it is not JSON as written.
+    let unescapeQuotedJSON: Bool
+
+    init(maxDepth: Int = 512, unescapeQuotedJSON: Bool = false) {
+        self.maxDepth = maxDepth
+        self.unescapeQuotedJSON = unescapeQuotedJSON
+    }
+
+    /// Whether any value began in this call.
+    var hasValues: Bool { began > 0 }
+
+    /// A value for `key` begins; `schema` is the argument's schema when the tool declares it.
+    mutating func beginValue(key: String, tool: ToolDefinition?, actions: inout [GrammarAction]) {
+        self.key = key
+        let schema = tool?.schema(forArgument: key)
+        self.schema = schema
+        let types = SchemaTyping.types(of: schema)
+        typed = !types.isEmpty
+        buffer.removeAll(keepingCapacity: true)
+        text = ""
+        var prefix: [UInt8] = [UInt8(ascii: began == 0 ? "{" : ",")]
+        JSONValue.writeString(key, to: &prefix)
+        prefix.append(UInt8(ascii: ":"))
+        began += 1
+        if types.isEmpty {
+            mode = .probe(ScalarProbe(kind: .untyped))
+        } else if types == ["string"] {
+            mode = .stream
+            prefix.append(UInt8(ascii: "\""))
+        } else if types.contains("string") && types.allSatisfy({ $0 == "string" || $0 == "null" }) {
+            mode = .probe(ScalarProbe(kind: .nullOnly))
+        } else {
+            mode = .held
+        }
+        emit(prefix, actions: &actions)
+    }
+
+    /// The next bytes of the current value. `[from, to)` must not end inside a UTF-8 sequence
+    /// that later bytes could complete (the scanner ensures it).
+    mutating func append(_ w: ByteWindow, from: Int, to: Int, actions: inout [GrammarAction]) {
+        guard to > from else { return }
+        switch mode {
+        case .stream:
+            streamPiece(w.slice(from..<to), actions: &actions)
+        case .held:
+            buffer.append(contentsOf: w.slice(from..<to))
+        case .probe(var probe):
+            var i = from
+            while i < to && probe.feed(w[i]) { i += 1 }
+            if i == to {
+                buffer.append(contentsOf: w.slice(from..<to))
+                mode = probe.isStructured ? .held : .probe(probe)
+            } else {
+                // It can no longer be a number or literal: a string from here on.
+                buffer.append(contentsOf: w.slice(from..<to))
+                mode = .stream
+                emit([UInt8(ascii: "\"")], actions: &actions)
+                let held = buffer
+                buffer.removeAll(keepingCapacity: true)
+                streamPiece(held[...], actions: &actions)
+            }
+        }
+    }
+
+    /// The current value ended.
+    mutating func endValue(actions: inout [GrammarAction]) {
+        let value: JSONValue
+        switch mode {
+        case .stream:
+            emit([UInt8(ascii: "\"")], actions: &actions)
+            value = .string(text)
+        case .held, .probe:
+            if Self.nesting(buffer) > maxDepth {
+                tooDeep = true
+                silent = true
+            }
+            var raw = String(decoding: buffer, as: UTF8.self)
+            if unescapeQuotedJSON { raw = Self.unescapedJSONIfNeeded(raw) }
+            let result: Result<JSONValue, SchemaTyping.Mismatch>
+            if tooDeep {
+                result = .success(.null)  // the call is rejected as too_large
+            } else if typed {
+                result = SchemaTyping.type(raw, schema: schema)
+            } else {
+                result = .success(SchemaTyping.untyped(raw))
+            }
+            switch result {
+            case .success(let v):
+                value = v
+                var out: [UInt8] = []
+                v.write(to: &out)
+                emit(out, actions: &actions)
+            case .failure(let m):
+                errors.append(SchemaTyping.detail(pointer: SchemaTyping.pointer(key), m, found: raw))
+                silent = true
+                value = .string(raw)
+            }
+        }
+        members.append((key: key, value: value))
+        buffer.removeAll(keepingCapacity: true)
+        text = ""
+    }
+
+    /// The call ended: its arguments, or the `invalid_arguments` detail.
+    mutating func finishCall(actions: inout [GrammarAction]) -> Result<JSONValue, ArgumentsMismatch> {
+        if tooDeep {
+            return .failure(ArgumentsMismatch(reason: .tooLarge, detail: "a value nested deeper than \(maxDepth)"))
+        }
+        if !errors.isEmpty {
+            return .failure(ArgumentsMismatch(reason: .invalidArguments, detail: errors.joined(separator: "\n")))
+        }
+        emit(Array((began == 0 ? "{}" : "}").utf8), actions: &actions)
+        return .success(JSONValue.object(uniquing: members))
+    }
+
+    private mutating func streamPiece(_ bytes: ArraySlice<UInt8>, actions: inout [GrammarAction]) {
+        let piece = String(decoding: bytes, as: UTF8.self)
+        text += piece
+        guard !silent else { return }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 8)
+        JSONValue.writeEscaped(piece.utf8.span, to: &out)
+        actions.append(.delta(String(decoding: out, as: UTF8.self)))
+    }
+
+    private func emit(_ bytes: [UInt8], actions: inout [GrammarAction]) {
+        guard !silent, !bytes.isEmpty else { return }
+        actions.append(.delta(String(decoding: bytes, as: UTF8.self)))
+    }
+
+    /// The deepest `{`/`[` nesting in JSON-like text, strings skipped (a linear scan).
+    static func nesting(_ b: [UInt8]) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for c in b {
+            if inString {
+                if escaped { escaped = false }
+                else if c == UInt8(ascii: "\\") { escaped = true }
+                else if c == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch c {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth = max(0, depth - 1)
+            default: break
+            }
+        }
+        return deepest
+    }
+
+    /// `[{\"id\": \"1\"}]` → `[{"id": "1"}]`: a `{`/`[` value that is not JSON as written but is
+    /// the body of a JSON string whose content is JSON (GLM escapes its arguments once too often).
+    static func unescapedJSONIfNeeded(_ raw: String) -> String {
+        let t = SchemaTyping.trimSpace(raw)
+        guard let f = t.utf8.first, f == UInt8(ascii: "{") || f == UInt8(ascii: "["),
+            t.utf8.contains(UInt8(ascii: "\\")), (try? JSONValue.parse(Array(t.utf8))) == nil
+        else { return raw }
+        var quoted: [UInt8] = [UInt8(ascii: "\"")]
+        quoted.append(contentsOf: t.utf8)
+        quoted.append(UInt8(ascii: "\""))
+        guard case .string(let inner)? = try? JSONValue.parse(quoted),
+            (try? JSONValue.parse(Array(inner.utf8))) != nil
+        else { return raw }
+        return inner
+    }
+}
+
+/// The `invalid_arguments` detail of a call whose values do not fit their schema.
+struct ArgumentsMismatch: Error, Sendable {
+    /// `invalidArguments`, or `tooLarge` for a value nested deeper than the cap.
+    var reason: RejectedToolCall.Reason
+    var detail: String
+}
+
+/// Decides, byte by byte, whether a text value may still become a JSON scalar.
+///
+/// It accepts exactly `ws* (number | true | false | null) ws*` (untyped) or
+/// `ws* (null | None) ws*` (a string/null union), so when it says no, the typing rules are
+/// sure to give a string whatever follows. A value starting with `{` or `[` is structured
+/// (untyped only): held to its end.
+struct ScalarProbe: Sendable {
+    enum Kind: Sendable { case untyped, nullOnly }
+    private enum Phase: Sendable {
+        case lead
+        case number(Num)
+        case word(index: Int, matched: Int)
+        case trail
+        case structured
+    }
+    private enum Num: Sendable { case sign, zero, int, dot, frac, exp, expSign, expDigits }
+
+    private static let untypedWords: [[UInt8]] = [Array("true".utf8), Array("false".utf8), Array("null".utf8)]
+    private static let nullWords: [[UInt8]] = [Array("null".utf8), Array("None".utf8)]
+
+    let kind: Kind
+    private var phase: Phase = .lead
+
+    init(kind: Kind) { self.kind = kind }
+
+    var isStructured: Bool {
+        if case .structured = phase { return true }
+        return false
+    }
+
+    private var words: [[UInt8]] { kind == .untyped ? Self.untypedWords : Self.nullWords }
+
+    /// Feeds one byte; false when the value can no longer be a scalar.
+    mutating func feed(_ b: UInt8) -> Bool {
+        let space = JSONReader.isSpace(b)
+        let digit = b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")
+        switch phase {
+        case .structured:
+            return true
+        case .lead:
+            if space { return true }
+            if kind == .untyped {
+                if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") {
+                    phase = .structured
+                    return true
+                }
+                if b == UInt8(ascii: "-") {
+                    phase = .number(.sign)
+                    return true
+                }
+                if digit {
+                    phase = .number(b == UInt8(ascii: "0") ? .zero : .int)
+                    return true
+                }
+            }
+            for (k, word) in words.enumerated() where word[0] == b {
+                phase = .word(index: k, matched: 1)
+                return true
+            }
+            return false
+        case .word(let k, let matched):
+            let word = words[k]
+            if matched == word.count {
+                guard space else { return false }
+                phase = .trail
+                return true
+            }
+            guard word[matched] == b else { return false }
+            phase = .word(index: k, matched: matched + 1)
+            return true
+        case .trail:
+            return space
+        case .number(let n):
+            let e = b | 0x20 == UInt8(ascii: "e")
+            let next: Num?
+            switch n {
+            case .sign: next = digit ? (b == UInt8(ascii: "0") ? .zero : .int) : nil
+            case .zero: next = b == UInt8(ascii: ".") ? .dot : (e ? .exp : nil)
+            case .int: next = digit ? .int : (b == UInt8(ascii: ".") ? .dot : (e ? .exp : nil))
+            case .dot: next = digit ? .frac : nil
+            case .frac: next = digit ? .frac : (e ? .exp : nil)
+            case .exp: next = digit ? .expDigits : (b == UInt8(ascii: "+") || b == UInt8(ascii: "-") ? .expSign : nil)
+            case .expSign: next = digit ? .expDigits : nil
+            case .expDigits: next = digit ? .expDigits : nil
+            }
+            if let next {
+                phase = .number(next)
+                return true
+            }
+            if space, n == .zero || n == .int || n == .frac || n == .expDigits {
+                phase = .trail
+                return true
+            }
+            return false
+        }
+    }
+}
+
+/// Finds the end of one text value in the input and feeds its bytes to a ``TextArgumentEmitter``.
+///
+/// A value ends at a `close` tag (`</parameter>`) that is confirmed by what follows it, or at a
+/// `break` tag that begins the next element when the close tag is missing (`<parameter=`,
+/// `</function>`). **The close rule** (linear time, bounded holdback): a close tag ends the value
+/// only when, after at most 256 bytes of white space, one of the `follows` tags (or the end of
+/// the stream) comes next; otherwise the close tag and the white space are part of the value,
+/// and scanning goes on after them. So a value may contain `</parameter>` literally, and
+/// nothing is held back beyond the close tag, 256 bytes of white space and a partial tag.
+///
+/// With `stripNewlines`, exactly one leading and one trailing `\n` are not part of the value;
+/// the last `\n` seen is therefore held back until more value bytes follow it.
+struct TextValueScanner: Sendable {
+    /// The tags that end a value, for one format.
+    struct Tags: Sendable {
+        let close: [UInt8]
+        let follows: [[UInt8]]
+        /// Tags that end a value whose close tag is missing.
+        let breaks: [[UInt8]]
+        let stripNewlines: Bool
+        /// Close tag at index 0, then the breaks.
+        let inValue: MarkerSet
+
+        init(close: String, follows: [String], breaks: [String], stripNewlines: Bool) {
+            self.close = Array(close.utf8)
+            self.follows = follows.map { Array($0.utf8) }
+            self.breaks = breaks.map { Array($0.utf8) }
+            self.stripNewlines = stripNewlines
+            self.inValue = MarkerSet([close] + breaks)
+        }
+    }
+
+    enum Outcome: Sendable {
+        case needMore
+        /// The value ended; the grammar resumes at `next`.
+        case ended(next: Int)
+    }
+
+    static let maxSpaceAfterClose = 256
+
+    private var start: Int
+    private var pos: Int
+    private var emitted: Int
+    private var leadChecked = false
+    private var pendingClose: Int?
+
+    init(start: Int) {
+        self.start = start
+        self.pos = start
+        self.emitted = start
+    }
+
+    /// Scans what arrived; feeds value bytes to `emitter`.
+    mutating func advance(
+        _ w: ByteWindow, tags: Tags, emitter: inout TextArgumentEmitter, actions: inout [GrammarAction]
+    ) -> Outcome {
+        if !leadChecked {
+            guard start < w.end else { return .needMore }
+            if tags.stripNewlines && w[start] == 0x0A { start += 1 }
+            pos = start
+            emitted = start
+            leadChecked = true
+        }
+        while true {
+            if let c = pendingClose {
+                let afterTag = c + tags.close.count
+                while pos < w.end && JSONReader.isSpace(w[pos]) && pos - afterTag < Self.maxSpaceAfterClose {
+                    pos += 1
+                }
+                if pos - afterTag >= Self.maxSpaceAfterClose {
+                    return end(at: c, next: pos, w, tags: tags, emitter: &emitter, actions: &actions)
+                }
+                guard pos < w.end else { return .needMore }
+                switch TagMatch.at(w, pos, tags.follows) {
+                case .found:
+                    return end(at: c, next: pos, w, tags: tags, emitter: &emitter, actions: &actions)
+                case .partial:
+                    return .needMore
+                case .none:
+                    pendingClose = nil  // the close tag was data; go on scanning at pos
+                }
+            }
+            switch tags.inValue.search(w, from: pos, end: w.end) {
+            case .found(let k, let at):
+                if k == 0 {
+                    flush(w, upTo: at, tags: tags, emitter: &emitter, actions: &actions)
+                    pendingClose = at
+                    pos = at + tags.close.count
+                } else {
+                    return end(at: at, next: at, w, tags: tags, emitter: &emitter, actions: &actions)
+                }
+            case .partial(let at):
+                flush(w, upTo: at, tags: tags, emitter: &emitter, actions: &actions)
+                pos = at
+                return .needMore
+            case .none:
+                flush(w, upTo: w.end, tags: tags, emitter: &emitter, actions: &actions)
+                pos = w.end
+                return .needMore
+            }
+        }
+    }
+
+    /// End of stream inside the value: true when a close tag had already ended it.
+    mutating func finish(
+        _ w: ByteWindow, tags: Tags, emitter: inout TextArgumentEmitter, actions: inout [GrammarAction]
+    ) -> Bool {
+        guard let c = pendingClose else { return false }
+        _ = end(at: c, next: w.end, w, tags: tags, emitter: &emitter, actions: &actions)
+        return true
+    }
+
+    private mutating func end(
+        at valueEnd: Int, next: Int, _ w: ByteWindow, tags: Tags, emitter: inout TextArgumentEmitter,
+        actions: inout [GrammarAction]
+    ) -> Outcome {
+        var e = valueEnd
+        if tags.stripNewlines && e > start && w[e - 1] == 0x0A { e -= 1 }
+        if e > emitted { emitter.append(w, from: emitted, to: e, actions: &actions) }
+        emitted = max(emitted, e)
+        emitter.endValue(actions: &actions)
+        pendingClose = nil
+        return .ended(next: next)
+    }
+
+    private mutating func flush(
+        _ w: ByteWindow, upTo: Int, tags: Tags, emitter: inout TextArgumentEmitter, actions: inout [GrammarAction]
+    ) {
+        guard upTo > emitted else { return }
+        var e = UTF8Boundary.safeEnd(w, start: emitted, end: upTo)
+        if tags.stripNewlines && e > emitted && w[e - 1] == 0x0A { e -= 1 }
+        guard e > emitted else { return }
+        emitter.append(w, from: emitted, to: e, actions: &actions)
+        emitted = e
+    }
+}
+
+/// Whether one of a few tags sits exactly at a position.
+enum TagMatch: Equatable {
+    case found(Int)
+    /// The received bytes end inside a possible tag.
+    case partial
+    case none
+
+    static func at(_ w: ByteWindow, _ pos: Int, _ tags: [[UInt8]], isFinal: Bool = false) -> TagMatch {
+        var partial = false
+        for (k, t) in tags.enumerated() {
+            let n = min(t.count, w.end - pos)
+            var j = 0
+            while j < n && w[pos + j] == t[j] { j += 1 }
+            if j == t.count { return .found(k) }
+            if j == n && !isFinal { partial = true }
+        }
+        return partial ? .partial : .none
+    }
+}
