@@ -1,8 +1,173 @@
-// toolcall-bench — placeholder until the benchmark issue lands; prints its status.
+// toolcall-bench — throughput of the decoder per workload, format and chunk size (DESIGN.md §7).
+
+import Glibc
+import ToolCallKit
 
 @main
 struct ToolCallBench {
+    static let usage = """
+        USAGE: toolcall-bench [--workload prose|agentic|long-argument|all] [--format NAME|all]
+                              [--chunk N] [--size BYTES] [--repeat K] [--json]
+
+        Each (workload, format, chunk) input is generated once (fixed seed), decoded --repeat
+        times from a fresh decoder, and checked; a wrong result exits 1.
+        Instructions per byte: run under `valgrind --tool=callgrind` at --repeat 3 and
+        --repeat 1; (Ir3 - Ir1) / (2 x bytes). `make bench-ir` does it.
+        """
+
+    struct Settings {
+        var workloads = Workloads.names
+        var formats = ToolCallFormat.allCases.filter(\.isImplemented)
+        var chunks = [4, 64 << 10]
+        var size = 1 << 20
+        var repeats = 3
+        var json = false
+    }
+
     static func main() {
-        print("toolcall-bench: not implemented yet")
+        var s = Settings()
+        var args = CommandLine.arguments.dropFirst()
+        func value(_ flag: String) -> String {
+            guard let v = args.popFirst() else { fail("\(flag) needs a value") }
+            return v
+        }
+        while let a = args.popFirst() {
+            switch a {
+            case "--workload":
+                let v = value(a)
+                guard v == "all" || Workloads.names.contains(v) else { fail("unknown workload '\(v)'") }
+                s.workloads = v == "all" ? Workloads.names : [v]
+            case "--format":
+                let v = value(a)
+                if v == "all" {
+                    s.formats = ToolCallFormat.allCases.filter(\.isImplemented)
+                } else {
+                    guard let f = ToolCallFormat(name: v), f.isImplemented else { fail("unknown or unimplemented format '\(v)'") }
+                    s.formats = [f]
+                }
+            case "--chunk":
+                guard let n = Int(value(a)), n > 0 else { fail("--chunk takes a positive number") }
+                s.chunks = [n]
+            case "--size":
+                guard let n = Int(value(a)), n > 0 else { fail("--size takes a positive number") }
+                s.size = n
+            case "--repeat":
+                guard let n = Int(value(a)), n > 0 else { fail("--repeat takes a positive number") }
+                s.repeats = n
+            case "--json": s.json = true
+            case "--help", "-h":
+                print(usage)
+                return
+            default: fail("unknown option '\(a)'")
+            }
+        }
+        if !s.json {
+            print(pad("workload", 14) + pad("format", 13) + lpad("chunk", 7) + lpad("bytes", 10) + lpad("MB/s", 9)
+                + lpad("ns/chunk", 11) + lpad("calls", 7) + lpad("events", 9))
+        }
+        for w in s.workloads {
+            for f in s.formats {
+                let workload = Workloads.make(w, format: f, size: s.size)
+                for chunk in s.chunks {
+                    let r = run(workload, chunk: chunk, repeats: s.repeats)
+                    report(r, workload: workload, chunk: chunk, repeats: s.repeats, json: s.json)
+                }
+            }
+        }
+    }
+
+    struct RunResult {
+        var seconds: Double
+        var calls: Int
+        var events: Int
+    }
+
+    /// Decodes the input `repeats` times from fresh decoders and checks each result.
+    static func run(_ w: Workload, chunk: Int, repeats: Int) -> RunResult {
+        let clock = ContinuousClock()
+        var total: Duration = .zero
+        var calls = 0
+        var eventCount = 0
+        for _ in 0..<repeats {
+            var events: [ToolCallEvent] = []
+            events.reserveCapacity(w.input.count / max(1, chunk) + 16)
+            let start = clock.now
+            var decoder = ToolCallDecoder(format: w.format, options: .init(idSeed: 1))
+            var i = 0
+            let n = w.input.count
+            while i < n {
+                let e = min(n, i + chunk)
+                events += decoder.feed(w.input[i..<e])
+                i = e
+            }
+            events += decoder.finish()
+            total += clock.now - start
+            let check = verify(events, w)
+            if let problem = check.problem {
+                fail("\(w.name)/\(w.format.rawValue)/chunk \(chunk): wrong result: \(problem)")
+            }
+            calls = check.calls
+            eventCount = events.count
+        }
+        let c = total.components
+        return RunResult(seconds: Double(c.seconds) + Double(c.attoseconds) * 1e-18, calls: calls, events: eventCount)
+    }
+
+    /// The result check: the expected calls came out and the text is intact.
+    static func verify(_ events: [ToolCallEvent], _ w: Workload) -> (problem: String?, calls: Int) {
+        var text: [UInt8] = []
+        var names: [String] = []
+        var argument: String?
+        for e in events {
+            switch e {
+            case .text(let t, _): text += Array(t.utf8)
+            case .toolCall(let c):
+                names.append(c.name)
+                if w.expectedArgument != nil { argument = c.arguments["content"]?.stringValue }
+            case .rejected(let r): return ("rejected \(r.reason): \(r.detail)", names.count)
+            default: break
+            }
+        }
+        if names != w.expectedCalls { return ("calls \(names.prefix(3)) != \(w.expectedCalls.prefix(3))", names.count) }
+        if text != w.expectedText { return ("text differs (\(text.count) vs \(w.expectedText.count) bytes)", names.count) }
+        if let want = w.expectedArgument, argument != want { return ("the argument differs", names.count) }
+        return (nil, names.count)
+    }
+
+    static func report(_ r: RunResult, workload w: Workload, chunk: Int, repeats: Int, json: Bool) {
+        let bytes = w.input.count
+        let mbps = Double(bytes * repeats) / r.seconds / 1e6
+        let chunksPerRun = (bytes + chunk - 1) / chunk
+        let nsPerChunk = r.seconds * 1e9 / Double(repeats * chunksPerRun)
+        if json {
+            print(
+                "{\"workload\":\"\(w.name)\",\"format\":\"\(w.format.rawValue)\",\"chunk\":\(chunk),\"bytes\":\(bytes),"
+                    + "\"repeat\":\(repeats),\"seconds\":\(fmt(r.seconds, 6)),\"mb_per_s\":\(fmt(mbps, 2)),"
+                    + "\"ns_per_chunk\":\(fmt(nsPerChunk, 1)),\"calls\":\(r.calls),\"events\":\(r.events)}")
+        } else {
+            print(pad(w.name, 14) + pad(w.format.rawValue, 13) + lpad(String(chunk), 7) + lpad(String(bytes), 10)
+                + lpad(fmt(mbps, 1), 9) + lpad(fmt(nsPerChunk, 1), 11) + lpad(String(r.calls), 7) + lpad(String(r.events), 9))
+        }
+        fflush(nil)
+    }
+
+    static func fmt(_ v: Double, _ places: Int) -> String {
+        var p = 1.0
+        for _ in 0..<places { p *= 10 }
+        let scaled = (v * p).rounded()
+        let whole = Int(scaled / p)
+        let frac = Int(abs(scaled) - abs(Double(whole)) * p)
+        if places == 0 { return String(whole) }
+        let f = String(frac)
+        return "\(whole).\(String(repeating: "0", count: max(0, places - f.count)))\(f)"
+    }
+
+    static func pad(_ s: String, _ n: Int) -> String { s + String(repeating: " ", count: max(1, n - s.count)) }
+    static func lpad(_ s: String, _ n: Int) -> String { String(repeating: " ", count: max(1, n - s.count)) + s }
+
+    static func fail(_ message: String) -> Never {
+        var e = "toolcall-bench: \(message)\n"
+        e.withUTF8 { _ = unsafe write(2, $0.baseAddress, $0.count) }
+        exit(1)
     }
 }

@@ -114,8 +114,8 @@ struct JSONReader: Sendable {
                 }
                 if i > pos {
                     flushPendingHigh()
-                    scratch.reserveCapacity(scratch.count + (i - pos))
-                    for j in pos..<i { scratch.append(span[j - base]) }
+                    // Geometric growth: an exact reserveCapacity here would copy on every chunk.
+                    scratch.append(contentsOf: w.storage[(pos - base)..<(i - base)])
                     pos = i
                     continue
                 }

@@ -196,7 +196,6 @@ extension JSONValue {
 
     @inline(__always)
     private static func appendRun(_ bytes: Span<UInt8>, _ from: Int, _ to: Int, to out: inout [UInt8]) {
-        out.reserveCapacity(out.count + (to - from))
         for j in from..<to { out.append(bytes[j]) }
     }
 }

@@ -1,0 +1,139 @@
+// toolcall-bench — deterministic inputs for each workload and format (DESIGN.md §7).
+
+import ToolCallKit
+
+/// SplitMix64: a fixed seed gives the same inputs on every machine.
+struct SeededGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
+}
+
+/// One generated input and what decoding it must give.
+struct Workload {
+    var name: String
+    var format: ToolCallFormat
+    var input: [UInt8]
+    /// The visible text the decoder must emit (concatenated text events).
+    var expectedText: [UInt8]
+    /// The names of the calls, in order.
+    var expectedCalls: [String]
+    /// For long-argument: the one string argument's expected value.
+    var expectedArgument: String?
+}
+
+enum Workloads {
+    static let names = ["prose", "agentic", "long-argument"]
+
+    /// Chat-style prose: markdown, code, `<`, `[` and `{`, and at least 15 % non-ASCII bytes
+    /// (accented Latin, CJK, emoji). It never forms a marker of any format.
+    static func prose(bytes: Int, rng: inout SeededGenerator) -> [UInt8] {
+        let words = [
+            "the", "model", "returns", "a", "value", "when", "streaming", "tokens", "quickly", "and",
+            "café", "naïve", "résumé", "Zürich", "señor", "déjà", "vu", "über", "façade", "Ærø",
+            "東京", "天気", "こんにちは", "数据", "模型", "서울", "🌍", "🚀", "✓", "—",
+            "`x < y`", "a<b", "if (a[i] > b)", "{ key: 1 }", "[link](url)", "**bold**", "- item", "1. step",
+            "`let v = [1, 2]`", "x >= 3", "f(x) = {y}", "<br>", "#", "|", "->", "a && b",
+        ]
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes + 64)
+        var line = 0
+        out.append(contentsOf: "Sure, ".utf8)
+        while out.count < bytes {
+            let w = rng.pick(words)
+            out.append(contentsOf: w.utf8)
+            line += w.utf8.count
+            if line > 70 {
+                out.append(0x0A)
+                line = 0
+            } else {
+                out.append(0x20)
+            }
+        }
+        return out
+    }
+
+    /// A file's content for long-argument: no quotes, backslashes, brackets or angle brackets,
+    /// so it is a plain string value in every format; about 15 % non-ASCII.
+    static func content(bytes: Int, rng: inout SeededGenerator) -> String {
+        let words = ["let", "value", "=", "compute", "(", "x", ")", ";", "return", "naïve", "東京", "🚀", "total", "+", "1", "café", "data", "."]
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes + 16)
+        while out.count < bytes {
+            out.append(contentsOf: rng.pick(words).utf8)
+            out.append(0x20)
+        }
+        while out.count > bytes {
+            // Trim to the size without cutting a character.
+            out.removeLast()
+            while let last = out.last, last & 0xC0 == 0x80 || (last >= 0xC0) { out.removeLast() }
+        }
+        if out.last == 0x20 { out[out.count - 1] = UInt8(ascii: "x") }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The wire text of one call with string arguments, in `format`'s canonical syntax.
+    static func render(_ format: ToolCallFormat, name: String, args: [(String, String)]) -> String {
+        let jsonArgs = "{" + args.map { "\"\($0.0)\": \"\($0.1)\"" }.joined(separator: ", ") + "}"
+        switch format {
+        case .json: return "<tool_call>\n{\"name\": \"\(name)\", \"arguments\": \(jsonArgs)}\n</tool_call>"
+        case .lfm2:
+            return "<|tool_call_start|>[\(name)(" + args.map { "\($0.0)=\"\($0.1)\"" }.joined(separator: ", ") + ")]<|tool_call_end|>"
+        case .xmlFunction:
+            return "<tool_call>\n<function=\(name)>\n" + args.map { "<parameter=\($0.0)>\n\($0.1)\n</parameter>\n" }.joined()
+                + "</function>\n</tool_call>"
+        case .glm4:
+            return "<tool_call>\(name)\n" + args.map { "<arg_key>\($0.0)</arg_key>\n<arg_value>\($0.1)</arg_value>\n" }.joined()
+                + "</tool_call>"
+        case .gemma:
+            return "<start_function_call>call:\(name){" + args.map { "\($0.0):<escape>\($0.1)<escape>" }.joined(separator: ",")
+                + "}<end_function_call>"
+        case .gemma4:
+            return "<|tool_call>call:\(name){" + args.map { "\($0.0):<|\"|>\($0.1)<|\"|>" }.joined(separator: ",") + "}<tool_call|>"
+        case .kimiK2:
+            return "<|tool_calls_section_begin|><|tool_call_begin|>functions.\(name):0<|tool_call_argument_begin|>\(jsonArgs)<|tool_call_end|><|tool_calls_section_end|>"
+        case .minimaxM2:
+            return "<minimax:tool_call>\n<invoke name=\"\(name)\">\n" + args.map { "<parameter name=\"\($0.0)\">\($0.1)</parameter>\n" }.joined()
+                + "</invoke>\n</minimax:tool_call>"
+        case .mistral: return "[TOOL_CALLS]\(name)[ARGS]\(jsonArgs)"
+        case .llama3: return "<|python_tag|>{\"name\": \"\(name)\", \"parameters\": \(jsonArgs)}"
+        }
+    }
+
+    static func make(_ name: String, format: ToolCallFormat, size: Int) -> Workload {
+        var rng = SeededGenerator(state: 0x5EED_0000 &+ UInt64(size))
+        switch name {
+        case "prose":
+            let p = prose(bytes: size, rng: &rng)
+            return Workload(name: name, format: format, input: p, expectedText: p, expectedCalls: [])
+        case "agentic":
+            var input: [UInt8] = []
+            var text: [UInt8] = []
+            var calls: [String] = []
+            let cities = ["Paris", "東京", "Zürich", "São Paulo", "Oslo"]
+            while input.count < size {
+                let p = prose(bytes: 2000, rng: &rng) + Array("\n".utf8)
+                input += p
+                text += p
+                let call = "get_weather_\(calls.count % 7)"
+                calls.append(call)
+                input += Array(render(format, name: call, args: [("city", rng.pick(cities)), ("unit", "celsius")]).utf8)
+                input.append(0x0A)
+                text.append(0x0A)
+            }
+            return Workload(name: name, format: format, input: input, expectedText: text, expectedCalls: calls)
+        default:
+            let body = content(bytes: size, rng: &rng)
+            let input = Array(("Writing the file.\n" + render(format, name: "write_file", args: [("content", body)])).utf8)
+            return Workload(
+                name: name, format: format, input: input, expectedText: Array("Writing the file.\n".utf8),
+                expectedCalls: ["write_file"], expectedArgument: body)
+        }
+    }
+}
