@@ -7,15 +7,16 @@ enum GrammarFactory {
         case .json: return JSONGrammar()
         case .mistral: return MistralGrammar()
         case .llama3: return Llama3Grammar()
-        case .lfm2, .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2:
+        case .lfm2: return LFM2Grammar()
+        case .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2:
             return PlannedFormatGrammar()
         }
     }
 
     static func isImplemented(_ format: ToolCallFormat) -> Bool {
         switch format {
-        case .json, .mistral, .llama3: return true
-        case .lfm2, .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2: return false
+        case .json, .mistral, .llama3, .lfm2: return true
+        case .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2: return false
         }
     }
 }
