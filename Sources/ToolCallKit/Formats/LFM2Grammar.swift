@@ -100,7 +100,8 @@ struct LFM2Grammar: CallGrammar {
         copied = upTo
     }
 
-    private mutating func step(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
+    private mutating func step(_ w: ByteWindow, context: GrammarContext,
+                               actions: inout [GrammarAction]) -> GrammarStep {
         while true {
             switch state {
             case .open:
@@ -114,7 +115,7 @@ struct LFM2Grammar: CallGrammar {
                     pos += 1
                     state = .element(closable: true)
                 } else if PythonCallReader.isNameStart(b) {
-                    state = .call(PythonCallReader(at: pos, tools: context.tools, maxDepth: context.maxDepth))
+                    state = .call(PythonCallReader(at: pos, context: context))
                 } else {
                     switch endMarker(w, at: pos) {
                     case nil: return .needMore
@@ -135,7 +136,7 @@ struct LFM2Grammar: CallGrammar {
                     listEnd = pos
                     state = .afterList(listEnd: pos)
                 } else if PythonCallReader.isNameStart(b) {
-                    state = .call(PythonCallReader(at: pos, tools: context.tools, maxDepth: context.maxDepth))
+                    state = .call(PythonCallReader(at: pos, context: context))
                 } else {
                     state = .recover(PythonCallSkipper(depth: 0), detail: "expected a call")
                 }

@@ -85,7 +85,7 @@ struct Llama3Grammar: CallGrammar {
                     inList = true
                     state = .listElement(bare: false, first: true)
                 case let b where PythonCallReader.isNameStart(b):
-                    state = .python(PythonCallReader(at: pos, tools: context.tools, maxDepth: context.maxDepth), inList: false)
+                    state = .python(PythonCallReader(at: pos, context: context), inList: false)
                 default:
                     state = .malformed(detail: "expected a JSON call after <|python_tag|>")
                 }
@@ -130,7 +130,7 @@ struct Llama3Grammar: CallGrammar {
                 if w[pos] == UInt8(ascii: "{") {
                     state = .object(CallObjectReader(at: pos, streaming: !bare, maxDepth: context.maxDepth), bare: bare)
                 } else if first && !bare && PythonCallReader.isNameStart(w[pos]) {
-                    state = .python(PythonCallReader(at: pos, tools: context.tools, maxDepth: context.maxDepth), inList: true)
+                    state = .python(PythonCallReader(at: pos, context: context), inList: true)
                 } else if first && w[pos] == UInt8(ascii: "]") {
                     pos += 1
                     if bare { return giveBack(at: pos, actions: &actions) }
@@ -205,7 +205,7 @@ struct Llama3Grammar: CallGrammar {
                 while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
                 guard pos < w.end else { return .needMore }
                 if PythonCallReader.isNameStart(w[pos]) {
-                    state = .python(PythonCallReader(at: pos, tools: context.tools, maxDepth: context.maxDepth), inList: true)
+                    state = .python(PythonCallReader(at: pos, context: context), inList: true)
                 } else if w[pos] == UInt8(ascii: "]") {
                     pos += 1
                     actions.append(.markup(end: pos))

@@ -145,6 +145,11 @@ struct PythonCallReader: Sendable {
         self.state = .name(start: pos)
     }
 
+    /// Creates a reader for a grammar: the context's tools and depth cap.
+    init(at pos: Int, context: GrammarContext) {
+        self.init(at: pos, tools: context.tools, maxDepth: context.maxDepth)
+    }
+
     /// Open brackets, the call's own parenthesis included (0 before it).
     var depth: Int { stack.count }
 
@@ -686,7 +691,8 @@ struct PythonCallReader: Sendable {
             negative = s == UInt8(ascii: "-")
             b.removeFirst()
         }
-        guard let first = b.first, first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9") || first == UInt8(ascii: ".")
+        guard let first = b.first,
+            first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9") || first == UInt8(ascii: ".")
         else { return nil }
         if b.count > 2 && b[0] == UInt8(ascii: "0") {
             let radix: Int?

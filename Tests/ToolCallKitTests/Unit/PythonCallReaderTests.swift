@@ -75,17 +75,22 @@ struct PythonCallReaderTests {
         LiteralRow("f(a='v', b=1)", "f", #"{"a":"v","b":1}"#),
         LiteralRow("f(a=\"v\")", "f", #"{"a":"v"}"#),
         LiteralRow("grocery.orderIngredients(x=1)", "grocery.orderIngredients", #"{"x":1}"#),
-        LiteralRow("Analytics.Report.generate(from=1, lambda=2)", "Analytics.Report.generate", #"{"from":1,"lambda":2}"#),
+        LiteralRow(
+            "Analytics.Report.generate(from=1, lambda=2)", "Analytics.Report.generate", #"{"from":1,"lambda":2}"#),
         LiteralRow("f(a=True, b=False, c=None)", "f", #"{"a":true,"b":false,"c":null}"#),
         LiteralRow("f(a=true, b=false, c=null)", "f", #"{"a":true,"b":false,"c":null}"#),
         LiteralRow("f(a=07, b=1_000, c=-3, d=+4)", "f", #"{"a":7,"b":1000,"c":-3,"d":4}"#),
-        LiteralRow("f(a=2.5, b=-0.25, c=.5, d=5., e=1e3, f=1.5E-2)", "f", #"{"a":2.5,"b":-0.25,"c":0.5,"d":5.0,"e":1e3,"f":1.5e-2}"#),
+        LiteralRow(
+            "f(a=2.5, b=-0.25, c=.5, d=5., e=1e3, f=1.5E-2)", "f",
+            #"{"a":2.5,"b":-0.25,"c":0.5,"d":5.0,"e":1e3,"f":1.5e-2}"#),
         LiteralRow("f(a=0x1F, b=0o17, c=0b101)", "f", #"{"a":31,"b":15,"c":5}"#),
         LiteralRow("f(a=[1, 2], b=(3, 4), c={5}, d=[])", "f", #"{"a":[1,2],"b":[3,4],"c":[5],"d":[]}"#),
         LiteralRow("f(a={'k': 'v', 'n': {'m': [1, (2,)]}}, b={})", "f", #"{"a":{"k":"v","n":{"m":[1,[2]]}},"b":{}}"#),
         LiteralRow("f(a={1: 'x', 'y': 2})", "f", #"{"a":{"1":"x","y":2}}"#),
         LiteralRow("f(a=[1, 2,], b={'k': 1,},)", "f", #"{"a":[1,2],"b":{"k":1}}"#),
-        LiteralRow(#"f(a='a\\b', b='it\'s', c="q\"q", d='\n\r\t\b\f')"#, "f", #"{"a":"a\\b","b":"it's","c":"q\"q","d":"\n\r\t\b\f"}"#),
+        LiteralRow(
+            #"f(a='a\\b', b='it\'s', c="q\"q", d='\n\r\t\b\f')"#, "f",
+            #"{"a":"a\\b","b":"it's","c":"q\"q","d":"\n\r\t\b\f"}"#),
         LiteralRow(#"f(a='\u00e9\U0001F600\x41')"#, "f", #"{"a":"é😀A"}"#),
         LiteralRow(#"f(a='\ud83d\ude00')"#, "f", #"{"a":"😀"}"#),
         LiteralRow(#"f(a='\q\u12', b='\xZ')"#, "f", #"{"a":"\\q\\u12","b":"\\xZ"}"#),
@@ -192,7 +197,8 @@ struct PythonCallReaderTests {
 
     @Test("a declared wrapper key is not unwrapped")
     func declaredWrapperStays() throws {
-        let tools = try ToolSet.load(json: Array(#"[{"name": "f", "parameters": {"properties": {"properties": {"type": "object"}}}}]"#.utf8))
+        let tools = try ToolSet.load(
+            json: Array(#"[{"name": "f", "parameters": {"properties": {"properties": {"type": "object"}}}}]"#.utf8))
         let r = read("f(properties={'a': 1})", tools: tools)
         guard case .complete(let arguments, _) = r.result else {
             Issue.record("\(r.result)")
