@@ -52,6 +52,8 @@ struct LFM2Grammar: CallGrammar {
         Marker(LFM2Grammar.endText, kind: .stray),
     ]
     private static let endMarker = MarkerSet([LFM2Grammar.endText])
+    /// Where skipping a broken call or list stops: the end marker, or a new start marker.
+    private static let stops = MarkerSet([LFM2Grammar.endText, LFM2Grammar.startText])
     /// The longest list kept to recognize an echo of it.
     static let maxEchoBytes = 64 << 10
     let skipRule = SkipRule.through([Array(LFM2Grammar.endText.utf8)])
@@ -161,12 +163,17 @@ struct LFM2Grammar: CallGrammar {
                     return .skip
                 }
             case .recover(var skipper, let detail):
-                switch skipper.skip(w, from: &pos, stopAt: LFM2Grammar.endMarker) {
+                switch skipper.skip(w, from: &pos, stopAt: LFM2Grammar.stops) {
                 case .needMore:
                     state = .recover(skipper, detail: detail)
                     return .needMore
-                case .at(let end), .marker(let end):
+                case .at(let end):
                     if end > lastEnd { report(.reject(.malformed, detail: detail, end: end), &actions) }
+                    state = .next
+                case .marker(let end):
+                    if end > lastEnd { report(.reject(.malformed, detail: detail, end: end), &actions) }
+                    // The end marker closes the frame (in `.next`); a new start marker begins another.
+                    if endMarker(w, at: end) != true { return .finished(at: end) }
                     state = .next
                 }
             case .next:
@@ -238,10 +245,11 @@ struct LFM2Grammar: CallGrammar {
                     return .finished(at: markerEnd)
                 }
             case .junk(let detail):
-                switch LFM2Grammar.endMarker.search(w, from: pos, end: w.end) {
-                case .found(_, let at):
-                    let end = at + LFM2Grammar.endMarker.maxLength
-                    report(.reject(.malformed, detail: detail, end: end), &actions)
+                switch LFM2Grammar.stops.search(w, from: pos, end: w.end) {
+                case .found(let k, let at):
+                    // Through the end marker, or up to a new start marker.
+                    let end = k == 0 ? at + LFM2Grammar.stops.markers[0].count : at
+                    if end > lastEnd { report(.reject(.malformed, detail: detail, end: end), &actions) }
                     return .finished(at: end)
                 case .partial(let at):
                     pos = at
