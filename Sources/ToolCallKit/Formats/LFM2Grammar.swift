@@ -143,6 +143,8 @@ struct LFM2Grammar: CallGrammar {
                     state = .recover(PythonCallSkipper(depth: 0), detail: "expected a call")
                 }
             case .call(var reader):
+                // Release the state's copy so the reader's buffers stay unique (no copy per chunk).
+                state = .next
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos
                 switch result {

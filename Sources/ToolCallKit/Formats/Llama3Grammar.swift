@@ -165,6 +165,8 @@ struct Llama3Grammar: CallGrammar {
                     return .finished(at: lastCallEnd)
                 }
             case .python(var reader, let list):
+                // Release the state's copy so the reader's buffers stay unique (no copy per chunk).
+                state = .pythonNext
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos
                 switch result {
