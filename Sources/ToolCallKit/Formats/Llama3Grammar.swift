@@ -90,6 +90,8 @@ struct Llama3Grammar: CallGrammar {
                     state = .malformed(detail: "expected a JSON call after <|python_tag|>")
                 }
             case .object(var reader, let bare):
+                // Release the state's copy so the reader's buffers stay unique (no copy per chunk).
+                state = .open
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos
                 switch result {
