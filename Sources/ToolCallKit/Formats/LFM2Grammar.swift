@@ -12,7 +12,8 @@
 /// - One call without brackets (`<|tool_call_start|>f(a=1)<|tool_call_end|>`) is accepted, and
 ///   so are several separated by commas.
 /// - A call that cannot be read (positional arguments, `b'..'`, an expression) is rejected as
-///   `malformed` up to its closing `)`; the calls around it survive.
+///   `malformed` up to its closing `)`; the calls around it survive. Skipping stops at the end
+///   marker, or at a new start marker (the model began again), which opens a new frame.
 /// - The end marker inside a quoted value is data: the list is parsed, not searched.
 /// - A missing end marker at end of stream is fine once the list is complete; what follows a
 ///   list without an end marker is text. A list cut off inside a call is `incomplete`.
