@@ -11,6 +11,9 @@
 ///   A bare object is reported only when complete, because until then it may be prose: JSON
 ///   that is not a call (no name, no arguments, invalid) stays text, and so does a bare
 ///   object in mid-prose whose name is not declared.
+/// - After `<|python_tag|>`, a Python call `name(key=value, ...)` or a list of them
+///   (`[f(a=1), g()]`), read by ``PythonCallReader``: the built-in tool form
+///   (`brave_search.call(query="...")`). A JSON `{` or `[{` keeps the JSON path.
 /// - Text after the last call is text.
 struct Llama3Grammar: CallGrammar {
     private enum State: Sendable {
@@ -24,6 +27,12 @@ struct Llama3Grammar: CallGrammar {
         case listNext(bare: Bool)
         /// After a call: separators, then another call or the end of the frame.
         case between(bare: Bool)
+        /// A Python call after `<|python_tag|>`, alone or in a list.
+        case python(PythonCallReader, inList: Bool)
+        /// After a Python call in a list: `,` or `]`.
+        case pythonNext
+        /// In a Python list after `,`: a call or `]`.
+        case pythonElement
         /// Malformed tagged call: skipping to the next `<|python_tag|>`.
         case malformed(detail: String)
     }
@@ -75,11 +84,14 @@ struct Llama3Grammar: CallGrammar {
                     pos += 1
                     inList = true
                     state = .listElement(bare: false, first: true)
+                case let b where PythonCallReader.isNameStart(b):
+                    state = .python(PythonCallReader(at: pos, context: context), inList: false)
                 default:
                     state = .malformed(detail: "expected a JSON call after <|python_tag|>")
                 }
             case .object(var reader, let bare):
-                state = .open  // drop the enum's reference so the reader mutates in place (no copy)
+                // Release the state's copy so the reader's buffers stay unique (no copy per chunk).
+                state = .open
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos
                 switch result {
@@ -119,6 +131,8 @@ struct Llama3Grammar: CallGrammar {
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: "{") {
                     state = .object(CallObjectReader(at: pos, streaming: !bare, maxDepth: context.maxDepth), bare: bare)
+                } else if first && !bare && PythonCallReader.isNameStart(w[pos]) {
+                    state = .python(PythonCallReader(at: pos, context: context), inList: true)
                 } else if first && w[pos] == UInt8(ascii: "]") {
                     pos += 1
                     if bare { return giveBack(at: pos, actions: &actions) }
@@ -152,6 +166,57 @@ struct Llama3Grammar: CallGrammar {
                 } else {
                     return .finished(at: lastCallEnd)
                 }
+            case .python(var reader, let list):
+                // Release the state's copy so the reader's buffers stay unique (no copy per chunk).
+                state = .pythonNext
+                let result = reader.advance(w, actions: &actions)
+                pos = reader.pos
+                switch result {
+                case .needMore:
+                    state = .python(reader, inList: list)
+                    return .needMore
+                case .complete(let arguments, let end):
+                    actions.append(.accept(arguments: arguments, end: end))
+                    lastCallEnd = end
+                    if !list { return .finished(at: end) }
+                    state = .pythonNext
+                case .invalid(let detail, let end):
+                    actions.append(.reject(.invalidArguments, detail: detail, end: end))
+                    lastCallEnd = end
+                    if !list { return .finished(at: end) }
+                    state = .pythonNext
+                case .error(let m, let at):
+                    pos = at
+                    state = .malformed(detail: m)
+                case .tooDeep(let at):
+                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    return .skip
+                }
+            case .pythonNext:
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                if w[pos] == UInt8(ascii: ",") {
+                    pos += 1
+                    state = .pythonElement
+                } else if w[pos] == UInt8(ascii: "]") {
+                    pos += 1
+                    actions.append(.markup(end: pos))
+                    return .finished(at: pos)
+                } else {
+                    return .finished(at: lastCallEnd)
+                }
+            case .pythonElement:
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                if PythonCallReader.isNameStart(w[pos]) {
+                    state = .python(PythonCallReader(at: pos, context: context), inList: true)
+                } else if w[pos] == UInt8(ascii: "]") {
+                    pos += 1
+                    actions.append(.markup(end: pos))
+                    return .finished(at: pos)
+                } else {
+                    state = .malformed(detail: "expected a call in the list")
+                }
             case .malformed(let detail):
                 switch Llama3Grammar.tag.search(w, from: pos, end: w.end) {
                 case .found(_, let at):
@@ -178,10 +243,10 @@ struct Llama3Grammar: CallGrammar {
 
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
         switch state {
-        case .between, .object(_, bare: true), .listElement(bare: true, _), .listNext(bare: true):
+        case .between, .object(_, bare: true), .listElement(bare: true, _), .listNext(bare: true), .pythonNext:
             // After a call, or inside a bare candidate: the rest is text.
             actions.append(.text(end: w.end))
-        case .open, .object, .listElement, .listNext:
+        case .open, .object, .listElement, .listNext, .python, .pythonElement:
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
         case .malformed(let detail):
             actions.append(.reject(.malformed, detail: detail, end: w.end))

@@ -1,0 +1,818 @@
+// ToolCallKit — an incremental reader for Python calls: `name(key=literal, ...)`.
+
+/// Reads one Python call, `name(key=value, ...)`, whose values are Python literals, a chunk at
+/// a time, and streams its arguments as JSON text.
+///
+/// LFM2 writes its calls this way, and Llama 3 does after `<|python_tag|>`. The reader keeps
+/// all of its state (open containers, the string being read) so that ``advance(_:actions:)``
+/// resumes where the last chunk ended and never rereads a byte, except a look-ahead of one
+/// byte after a string prefix and the white space after a closing quote.
+///
+/// What it accepts:
+/// - A dotted name (`grocery.orderIngredients`; the whole text before `(` is the name), then
+///   keyword arguments only. Keyword names may be Python keywords (`from=1`).
+/// - Strings in either quote, with the prefixes `u` and `r`; the escapes `\\ \' \" \n \r \t
+///   \b \f \v \a \0 \xXX \uXXXX \UXXXXXXXX` (an unknown escape is kept verbatim); raw newlines.
+///   A quote of the string's own kind that is not followed by `,` `)` `]` `}` `:` (after white
+///   space) is taken as part of the string: models write `'sed -n '1,5p' f'`.
+/// - Integers (`07`, `1_000`, `0x1F`), floats, signs; `True`/`False`/`None` and the JSON
+///   `true`/`false`/`null`; lists, tuples and sets (arrays); dicts (objects, scalar keys).
+/// - A bare word where a value belongs is a string (models drift: `unit=celsius`).
+///
+/// Typing against the tool's schema (DESIGN.md §2): a declared string keeps the literal's
+/// source text (`count=5` gives `"5"`); a string literal for a declared non-string type is
+/// converted by ``SchemaTyping`` or reported as ``Result/invalid(_:end:)``.
+///
+/// A single wrapper argument (`properties`, `parameters`, `arguments`, `args`, `kwargs`)
+/// holding a dict, whose key the schema does not declare, is unwrapped: LFM2 writes
+/// `get_weather(properties={"location": "Tokyo"})`.
+///
+/// It does not evaluate expressions (`f(x=a+b)` gives the string `"a+b"`, `f(x=g(1))` is an
+/// error), does not read positional arguments, bytes or f-strings, and does not know about
+/// markers or lists of calls; grammars do.
+struct PythonCallReader: Sendable {
+    /// What ``advance(_:actions:)`` stopped for.
+    enum Result {
+        /// Every byte received is consumed; the call is not finished.
+        case needMore
+        /// The call ended at `end` (one past its `)`), with these arguments.
+        case complete(JSONValue, end: Int)
+        /// The call ended at `end`, but a value does not fit its schema (one line per value).
+        case invalid(String, end: Int)
+        /// The bytes are not a Python call; `at` is the offending byte.
+        case error(String, at: Int)
+        /// Nesting went deeper than the cap.
+        case tooDeep(at: Int)
+    }
+
+    /// What an open bracket is.
+    private enum Kind: Sendable {
+        /// The call's own `( ... )`: keyword arguments.
+        case call
+        case list
+        case tuple
+        /// `{` whose first element has not told yet whether it is a dict or a set.
+        case braces
+        case dict
+        case set
+    }
+
+    private struct Container: Sendable {
+        var kind: Kind
+        var members: [(key: String, value: JSONValue)] = []
+        var elements: [JSONValue] = []
+        /// A dict key waiting for its value.
+        var key: String? = nil
+    }
+
+    private enum State: Sendable, Equatable {
+        /// Reading the name that began at `start`.
+        case name(start: Int)
+        /// After the name: white space, then `(`.
+        case afterName
+        /// After `(` or `,` in the call: a keyword or `)`.
+        case keyOrClose
+        /// Reading a keyword that began at `start`.
+        case key(start: Int)
+        /// After a keyword: `=`.
+        case equals
+        /// Expecting a value (or a closer of an empty or trailing-comma container).
+        case value
+        /// After a value: `,`, `:` (a dict key) or a closer.
+        case afterValue
+        /// After a dict key: `:`.
+        case colon
+        /// Reading a bare word or number that began at `start`.
+        case bare(start: Int)
+        /// Inside a string body.
+        case string(quote: UInt8, raw: Bool)
+        /// After a backslash in a string.
+        case escape(quote: UInt8, raw: Bool)
+        /// Inside `\x`, `\u` or `\U`: `count` of `need` hex digits read into `acc`.
+        case hex(quote: UInt8, letter: UInt8, need: Int, count: Int, acc: UInt32)
+        /// After a quote of the string's kind (at `from`): does the string end here?
+        case quoteEnd(quote: UInt8, raw: Bool, from: Int)
+        /// The call is complete.
+        case done
+    }
+
+    /// What a finished value was written as (for schema typing).
+    private enum Spelling {
+        /// A quoted string.
+        case quoted
+        /// A bare word that is not a number or a keyword literal.
+        case word
+        /// A number, `True`/`False`/`None`, or a container.
+        case literal
+    }
+
+    /// Argument names that some models wrap every argument in.
+    private static let wrapperKeys: Set<String> = ["properties", "parameters", "arguments", "args", "kwargs"]
+
+    /// The cursor: the next byte to read.
+    private(set) var pos: Int
+    /// Whether `start` was reported.
+    private(set) var started = false
+    /// The call's name, once read.
+    private(set) var name: String?
+
+    private let tools: ToolSet?
+    private let maxDepth: Int
+    private var state: State
+    private var stack: [Container] = []
+    /// The bytes of the string being read, decoded.
+    private var scratch: [UInt8] = []
+    /// How many bytes of `scratch` were streamed.
+    private var emitted = 0
+    /// Whether the string being read is a keyword argument's value streamed as it arrives.
+    private var streaming = false
+    private var pendingHigh: UInt32 = 0
+    /// The keyword whose value is being read.
+    private var argKey = ""
+    /// Where that value began.
+    private var valueStart = 0
+    /// Whether the arguments' `{` was streamed.
+    private var opened = false
+    /// A wrapper argument held back until the call shows whether it is the only one.
+    private var held: (key: String, value: JSONValue?)?
+    private var mismatches: [String] = []
+
+    /// Creates a reader whose call name begins at `pos`.
+    init(at pos: Int, tools: ToolSet?, maxDepth: Int) {
+        self.pos = pos
+        self.tools = tools
+        self.maxDepth = maxDepth
+        self.state = .name(start: pos)
+    }
+
+    /// Creates a reader for a grammar: the context's tools and depth cap.
+    init(at pos: Int, context: GrammarContext) {
+        self.init(at: pos, tools: context.tools, maxDepth: context.maxDepth)
+    }
+
+    /// Open brackets, the call's own parenthesis included (0 before it).
+    var depth: Int { stack.count }
+
+    /// Whether `b` may be part of a call or keyword name.
+    @inline(__always)
+    static func isNameByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
+            return true
+        default:
+            return b >= 0x80
+        }
+    }
+
+    /// Whether `b` may begin a call name (a letter, `_` or a non-ASCII byte).
+    @inline(__always)
+    static func isNameStart(_ b: UInt8) -> Bool {
+        isNameByte(b) && !(b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) && b != UInt8(ascii: ".")
+            && b != UInt8(ascii: "-")
+    }
+
+    /// Whether `b` may be part of a bare word or number.
+    @inline(__always)
+    private static func isBareByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: ","), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "["), UInt8(ascii: "]"),
+            UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: ":"), UInt8(ascii: "'"), UInt8(ascii: "\""),
+            UInt8(ascii: "="):
+            return false
+        default:
+            return !JSONReader.isSpace(b)
+        }
+    }
+
+    /// Whether a quote followed by `b` closes its string.
+    @inline(__always)
+    private static func closesString(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: ",") || b == UInt8(ascii: ")") || b == UInt8(ascii: "]") || b == UInt8(ascii: "}")
+            || b == UInt8(ascii: ":")
+    }
+
+    // MARK: - Reading
+
+    /// Reads the bytes received since the last call, reporting `start` and `delta`s.
+    mutating func advance(_ w: ByteWindow, actions: inout [GrammarAction]) -> Result {
+        let end = w.end
+        while pos < end {
+            let b = w[pos]
+            switch state {
+            case .name(let start):
+                if PythonCallReader.isNameByte(b) {
+                    pos += 1
+                    continue
+                }
+                guard pos > start else { return .error("expected a function name", at: pos) }
+                name = String(decoding: w.slice(start..<pos), as: UTF8.self)
+                state = .afterName
+            case .afterName:
+                if JSONReader.isSpace(b) {
+                    pos += 1
+                    continue
+                }
+                guard b == UInt8(ascii: "(") else { return .error("expected '(' after the function name", at: pos) }
+                pos += 1
+                stack.append(Container(kind: .call))
+                if stack.count > maxDepth { return .tooDeep(at: pos - 1) }
+                actions.append(.start(name: name ?? "", id: nil))
+                started = true
+                state = .keyOrClose
+            case .keyOrClose:
+                if JSONReader.isSpace(b) {
+                    pos += 1
+                    continue
+                }
+                if b == UInt8(ascii: ")") {
+                    pos += 1
+                    return closeCall(actions: &actions)
+                }
+                guard PythonCallReader.isNameStart(b) else {
+                    return .error("expected a keyword argument", at: pos)
+                }
+                state = .key(start: pos)
+            case .key(let start):
+                if PythonCallReader.isNameByte(b) {
+                    pos += 1
+                    continue
+                }
+                argKey = String(decoding: w.slice(start..<pos), as: UTF8.self)
+                state = .equals
+            case .equals:
+                if JSONReader.isSpace(b) {
+                    pos += 1
+                    continue
+                }
+                guard b == UInt8(ascii: "=") else { return .error("expected '=' after the argument name", at: pos) }
+                pos += 1
+                state = .value
+            case .value:
+                if JSONReader.isSpace(b) {
+                    pos += 1
+                    continue
+                }
+                if let r = beginValue(w, b, actions: &actions) {
+                    if case .needMore = r { return finishChunk(w, actions: &actions) }
+                    return r
+                }
+            case .afterValue:
+                if JSONReader.isSpace(b) {
+                    pos += 1
+                    continue
+                }
+                if let r = afterValue(w, b, actions: &actions) { return r }
+            case .colon:
+                if JSONReader.isSpace(b) {
+                    pos += 1
+                    continue
+                }
+                guard b == UInt8(ascii: ":") else { return .error("expected ':' after a dict key", at: pos) }
+                pos += 1
+                state = .value
+            case .bare(let start):
+                if PythonCallReader.isBareByte(b) {
+                    pos += 1
+                    continue
+                }
+                let (v, isWord) = PythonCallReader.bareValue(w.slice(start..<pos))
+                if let r = finishValue(v, spelling: isWord ? .word : .literal, w, actions: &actions) { return r }
+            case .string(let quote, let raw):
+                var i = pos
+                while i < end {
+                    let c = w[i]
+                    if c == quote || c == UInt8(ascii: "\\") { break }
+                    i += 1
+                }
+                if i > pos {
+                    flushPendingHigh()
+                    scratch.append(contentsOf: w.slice(pos..<i))
+                    pos = i
+                    continue
+                }
+                pos += 1
+                if b == UInt8(ascii: "\\") {
+                    state = .escape(quote: quote, raw: raw)
+                } else {
+                    state = .quoteEnd(quote: quote, raw: raw, from: pos)
+                }
+            case .escape(let quote, let raw):
+                pos += 1
+                state = .string(quote: quote, raw: raw)
+                if raw {
+                    flushPendingHigh()
+                    scratch.append(UInt8(ascii: "\\"))
+                    scratch.append(b)
+                    continue
+                }
+                let out: UInt8
+                switch b {
+                case UInt8(ascii: "\\"), UInt8(ascii: "'"), UInt8(ascii: "\""): out = b
+                case UInt8(ascii: "n"): out = 0x0A
+                case UInt8(ascii: "r"): out = 0x0D
+                case UInt8(ascii: "t"): out = 0x09
+                case UInt8(ascii: "b"): out = 0x08
+                case UInt8(ascii: "f"): out = 0x0C
+                case UInt8(ascii: "v"): out = 0x0B
+                case UInt8(ascii: "a"): out = 0x07
+                case UInt8(ascii: "0"): out = 0x00
+                case UInt8(ascii: "x"), UInt8(ascii: "u"), UInt8(ascii: "U"):
+                    let need = b == UInt8(ascii: "x") ? 2 : b == UInt8(ascii: "u") ? 4 : 8
+                    state = .hex(quote: quote, letter: b, need: need, count: 0, acc: 0)
+                    continue
+                case 0x0A:
+                    // A line continuation: both bytes vanish.
+                    continue
+                default:
+                    // An unknown escape is kept as written.
+                    flushPendingHigh()
+                    scratch.append(UInt8(ascii: "\\"))
+                    scratch.append(b)
+                    continue
+                }
+                flushPendingHigh()
+                scratch.append(out)
+            case .hex(let quote, let letter, let need, let count, let acc):
+                guard let h = JSONReader.hexValue(b) else {
+                    // Not an escape after all: keep `\`, the letter and the digits as written.
+                    flushPendingHigh()
+                    scratch.append(UInt8(ascii: "\\"))
+                    scratch.append(letter)
+                    scratch.append(contentsOf: w.slice((pos - count)..<pos))
+                    state = .string(quote: quote, raw: false)
+                    continue
+                }
+                pos += 1
+                let v = acc << 4 | UInt32(h)
+                if count + 1 < need {
+                    state = .hex(quote: quote, letter: letter, need: need, count: count + 1, acc: v)
+                    continue
+                }
+                appendCodeUnit(v, surrogates: letter == UInt8(ascii: "u"))
+                state = .string(quote: quote, raw: false)
+            case .quoteEnd(let quote, let raw, let from):
+                if JSONReader.isSpace(b) {
+                    pos += 1
+                    continue
+                }
+                if PythonCallReader.closesString(b) {
+                    if let r = finishString(w, actions: &actions) { return r }
+                } else {
+                    // A quote inside the string: keep it and the white space after it.
+                    flushPendingHigh()
+                    scratch.append(quote)
+                    scratch.append(contentsOf: w.slice(from..<pos))
+                    state = .string(quote: quote, raw: raw)
+                }
+            case .done:
+                return .error("the call is already complete", at: pos)
+            }
+        }
+        return finishChunk(w, actions: &actions)
+    }
+
+    /// The end of the received bytes: stream what a string value has so far.
+    private mutating func finishChunk(_ w: ByteWindow, actions: inout [GrammarAction]) -> Result {
+        if streaming { flushString(final: false, actions: &actions) }
+        return .needMore
+    }
+
+    // MARK: - Values
+
+    private mutating func beginValue(_ w: ByteWindow, _ b: UInt8, actions: inout [GrammarAction]) -> Result? {
+        let top = stack.count == 1
+        if top { valueStart = pos }
+        let kind = stack[stack.count - 1].kind
+        switch b {
+        case UInt8(ascii: "'"), UInt8(ascii: "\""):
+            pos += 1
+            beginString(quote: b, raw: false, top: top, actions: &actions)
+        case UInt8(ascii: "["), UInt8(ascii: "("), UInt8(ascii: "{"):
+            if top && b == UInt8(ascii: "{") && !opened && held == nil && stack[0].members.isEmpty
+                && PythonCallReader.wrapperKeys.contains(argKey) && schema(for: argKey) == nil
+            {
+                held = (argKey, nil)
+            }
+            stack.append(Container(kind: b == UInt8(ascii: "[") ? .list : b == UInt8(ascii: "(") ? .tuple : .braces))
+            if stack.count > maxDepth { return .tooDeep(at: pos) }
+            pos += 1
+        case UInt8(ascii: "]"), UInt8(ascii: ")"), UInt8(ascii: "}"):
+            // An empty container, or a trailing comma.
+            let fits: Bool
+            switch kind {
+            case .list: fits = b == UInt8(ascii: "]")
+            case .tuple: fits = b == UInt8(ascii: ")")
+            case .braces, .set: fits = b == UInt8(ascii: "}")
+            case .dict: fits = b == UInt8(ascii: "}") && stack[stack.count - 1].key == nil
+            case .call: fits = false
+            }
+            guard fits else { return .error("expected a value", at: pos) }
+            pos += 1
+            return closeContainer(w, actions: &actions)
+        case UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "="):
+            return .error("expected a value", at: pos)
+        case UInt8(ascii: "u"), UInt8(ascii: "U"), UInt8(ascii: "r"), UInt8(ascii: "R"),
+            UInt8(ascii: "b"), UInt8(ascii: "B"), UInt8(ascii: "f"), UInt8(ascii: "F"):
+            // A string prefix, or a bare word.
+            guard pos + 1 < w.end else { return .needMore }
+            let q = w[pos + 1]
+            guard q == UInt8(ascii: "'") || q == UInt8(ascii: "\"") else {
+                state = .bare(start: pos)
+                pos += 1
+                return nil
+            }
+            switch b | 0x20 {
+            case UInt8(ascii: "b"): return .error("bytes literals are not supported", at: pos)
+            case UInt8(ascii: "f"): return .error("f-strings are not literals", at: pos)
+            default:
+                pos += 2
+                beginString(quote: q, raw: b | 0x20 == UInt8(ascii: "r"), top: top, actions: &actions)
+            }
+        default:
+            state = .bare(start: pos)
+            pos += 1
+        }
+        return nil
+    }
+
+    private mutating func beginString(quote: UInt8, raw: Bool, top: Bool, actions: inout [GrammarAction]) {
+        scratch.removeAll(keepingCapacity: true)
+        emitted = 0
+        pendingHigh = 0
+        state = .string(quote: quote, raw: raw)
+        if top {
+            let types = SchemaTyping.types(of: schema(for: argKey))
+            if types.isEmpty || types.contains("string") {
+                streaming = true
+                actions.append(.delta(prefix(argKey) + "\""))
+            }
+        }
+    }
+
+    private mutating func finishString(_ w: ByteWindow, actions: inout [GrammarAction]) -> Result? {
+        flushPendingHigh()
+        let s = String(decoding: scratch, as: UTF8.self)
+        if streaming {
+            flushString(final: true, actions: &actions)
+            actions.append(.delta("\""))
+        }
+        return finishValue(.string(s), spelling: .quoted, w, actions: &actions)
+    }
+
+    /// Streams the decoded string bytes not yet emitted, JSON-escaped, never ending inside a
+    /// UTF-8 sequence unless `final`.
+    private mutating func flushString(final: Bool, actions: inout [GrammarAction]) {
+        let end = final ? scratch.count : PythonCallReader.safeEnd(scratch, from: emitted)
+        guard end > emitted else { return }
+        let text = String(decoding: scratch[emitted..<end], as: UTF8.self)
+        var out: [UInt8] = []
+        JSONValue.writeEscaped(text.utf8.span, to: &out)
+        actions.append(.delta(String(decoding: out, as: UTF8.self)))
+        emitted = end
+    }
+
+    /// The largest `e <= bytes.count` that does not cut an unfinished UTF-8 sequence.
+    private static func safeEnd(_ bytes: [UInt8], from: Int) -> Int {
+        var i = bytes.count - 1
+        var back = 0
+        while i >= from && back < 4 {
+            let b = bytes[i]
+            if b & 0xC0 != 0x80 {
+                let need = b < 0x80 ? 1 : b & 0xE0 == 0xC0 ? 2 : b & 0xF0 == 0xE0 ? 3 : b & 0xF8 == 0xF0 ? 4 : 1
+                return bytes.count - i < need ? i : bytes.count
+            }
+            i -= 1
+            back += 1
+        }
+        return bytes.count
+    }
+
+    private mutating func afterValue(_ w: ByteWindow, _ b: UInt8, actions: inout [GrammarAction]) -> Result? {
+        let i = stack.count - 1
+        switch (stack[i].kind, b) {
+        case (.call, UInt8(ascii: ",")):
+            pos += 1
+            if let h = held, let v = h.value {
+                actions.append(.delta(prefix(h.key) + v.jsonText))
+                held = nil
+            }
+            state = .keyOrClose
+        case (.call, UInt8(ascii: ")")):
+            pos += 1
+            return closeCall(actions: &actions)
+        case (.list, UInt8(ascii: ",")), (.tuple, UInt8(ascii: ",")), (.set, UInt8(ascii: ",")),
+            (.dict, UInt8(ascii: ",")):
+            pos += 1
+            state = .value
+        case (.braces, UInt8(ascii: ",")):
+            stack[i].kind = .set
+            pos += 1
+            state = .value
+        case (.braces, UInt8(ascii: ":")):
+            guard let key = PythonCallReader.keyText(stack[i].elements.removeLast()) else {
+                return .error("a dict key must be a string or a number", at: pos)
+            }
+            stack[i].kind = .dict
+            stack[i].key = key
+            pos += 1
+            state = .value
+        case (.list, UInt8(ascii: "]")), (.tuple, UInt8(ascii: ")")), (.set, UInt8(ascii: "}")),
+            (.dict, UInt8(ascii: "}")), (.braces, UInt8(ascii: "}")):
+            pos += 1
+            return closeContainer(w, actions: &actions)
+        default:
+            return .error(stack[i].kind == .call ? "expected ',' or ')'" : "expected ',' or a closing bracket", at: pos)
+        }
+        return nil
+    }
+
+    private mutating func closeContainer(_ w: ByteWindow, actions: inout [GrammarAction]) -> Result? {
+        let c = stack.removeLast()
+        let v: JSONValue
+        switch c.kind {
+        case .dict: v = .object(uniquing: c.members)
+        case .braces where c.elements.isEmpty: v = .object([])
+        default: v = .array(c.elements)
+        }
+        return finishValue(v, spelling: .literal, w, actions: &actions)
+    }
+
+    /// Stores a finished value in its container; a keyword argument's value is typed and
+    /// streamed.
+    private mutating func finishValue(_ v: JSONValue, spelling: Spelling, _ w: ByteWindow,
+                                      actions: inout [GrammarAction]) -> Result? {
+        let i = stack.count - 1
+        state = .afterValue
+        switch stack[i].kind {
+        case .call:
+            let value = typed(v, spelling: spelling, source: w.slice(valueStart..<pos))
+            stack[i].members.append((key: argKey, value: value))
+            if held != nil && held?.key == argKey && held?.value == nil {
+                held?.value = value
+            } else if streaming {
+                streaming = false
+            } else {
+                actions.append(.delta(prefix(argKey) + value.jsonText))
+            }
+        case .list, .tuple, .set, .braces:
+            stack[i].elements.append(v)
+        case .dict:
+            if let key = stack[i].key {
+                stack[i].members.append((key: key, value: v))
+                stack[i].key = nil
+            } else {
+                guard let key = PythonCallReader.keyText(v) else {
+                    return .error("a dict key must be a string or a number", at: pos)
+                }
+                stack[i].key = key
+                state = .colon
+            }
+        }
+        return nil
+    }
+
+    private mutating func closeCall(actions: inout [GrammarAction]) -> Result {
+        let c = stack.removeLast()
+        state = .done
+        var arguments = JSONValue.object(uniquing: c.members)
+        if let h = held, let v = h.value {
+            held = nil
+            if c.members.count == 1 && v.isObject {
+                actions.append(.delta(v.jsonText))
+                arguments = v
+                opened = true
+                return result(arguments)
+            }
+            actions.append(.delta(prefix(h.key) + v.jsonText))
+        }
+        actions.append(.delta(opened ? "}" : "{}"))
+        opened = true
+        return result(arguments)
+    }
+
+    private func result(_ arguments: JSONValue) -> Result {
+        mismatches.isEmpty ? .complete(arguments, end: pos) : .invalid(mismatches.joined(separator: "\n"), end: pos)
+    }
+
+    /// The delta that introduces a keyword argument: `{"key":` or `,"key":`.
+    private mutating func prefix(_ key: String) -> String {
+        var out: [UInt8] = [opened ? UInt8(ascii: ",") : UInt8(ascii: "{")]
+        opened = true
+        JSONValue.writeString(key, to: &out)
+        out.append(UInt8(ascii: ":"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func schema(for key: String) -> JSONValue? {
+        guard let name else { return nil }
+        return tools?[name]?.schema(forArgument: key)
+    }
+
+    /// A keyword argument's value narrowed by its schema (DESIGN.md §2).
+    private mutating func typed(_ v: JSONValue, spelling: Spelling, source: ArraySlice<UInt8>) -> JSONValue {
+        let schema = schema(for: argKey)
+        let types = SchemaTyping.types(of: schema)
+        guard !types.isEmpty else { return v }
+        switch spelling {
+        case .quoted, .word:
+            guard !types.contains("string"), case .string(let text) = v else { return v }
+            switch SchemaTyping.type(text, schema: schema) {
+            case .success(let typed): return typed
+            case .failure(let m):
+                mismatches.append(SchemaTyping.detail(pointer: SchemaTyping.pointer(argKey), m, found: text))
+                return v
+            }
+        case .literal:
+            guard types == ["string"] else { return v }
+            return .string(SchemaTyping.trimSpace(String(decoding: source, as: UTF8.self)))
+        }
+    }
+
+    private mutating func appendCodeUnit(_ u: UInt32, surrogates: Bool) {
+        if surrogates && u >= 0xD800 && u < 0xDC00 {
+            flushPendingHigh()
+            pendingHigh = u
+            return
+        }
+        var scalar = u
+        if surrogates && u >= 0xDC00 && u < 0xE000 {
+            if pendingHigh != 0 {
+                scalar = 0x10000 + ((pendingHigh - 0xD800) << 10) + (u - 0xDC00)
+                pendingHigh = 0
+            } else {
+                scalar = 0xFFFD
+            }
+        } else {
+            flushPendingHigh()
+        }
+        let s = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+        scratch.append(contentsOf: UTF8.encode(s)!)
+    }
+
+    private mutating func flushPendingHigh() {
+        if pendingHigh != 0 {
+            pendingHigh = 0
+            scratch.append(contentsOf: [0xEF, 0xBF, 0xBD])
+        }
+    }
+
+    // MARK: - Literals
+
+    /// A dict key's JSON text: strings as they are, numbers and keywords as JSON writes them.
+    private static func keyText(_ v: JSONValue) -> String? {
+        switch v {
+        case .string(let s): return s
+        case .number(let n): return n
+        case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
+        case .array, .object: return nil
+        }
+    }
+
+    /// A bare token's value; `isWord` when it is neither a number nor a keyword literal.
+    static func bareValue(_ t: ArraySlice<UInt8>) -> (JSONValue, isWord: Bool) {
+        switch String(decoding: t, as: UTF8.self) {
+        case "True", "true": return (.bool(true), false)
+        case "False", "false": return (.bool(false), false)
+        case "None", "null": return (.null, false)
+        case let text:
+            if let n = pythonNumber(t) { return (.number(n), false) }
+            return (.string(text), true)
+        }
+    }
+
+    /// The canonical JSON text of a Python number literal (`07` → `7`, `1_000` → `1000`,
+    /// `.5` → `0.5`, `0x1F` → `31`), or nil when `t` is not one.
+    static func pythonNumber(_ t: ArraySlice<UInt8>) -> String? {
+        var b = Array(t)
+        var negative = false
+        if let s = b.first, s == UInt8(ascii: "-") || s == UInt8(ascii: "+") {
+            negative = s == UInt8(ascii: "-")
+            b.removeFirst()
+        }
+        guard let first = b.first,
+            first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9") || first == UInt8(ascii: ".")
+        else { return nil }
+        if b.count > 2 && b[0] == UInt8(ascii: "0") {
+            let radix: Int?
+            switch b[1] | 0x20 {
+            case UInt8(ascii: "x"): radix = 16
+            case UInt8(ascii: "o"): radix = 8
+            case UInt8(ascii: "b"): radix = 2
+            default: radix = nil
+            }
+            if let radix {
+                let digits = String(decoding: b[2...].filter { $0 != UInt8(ascii: "_") }, as: UTF8.self)
+                guard let v = Int64(digits, radix: radix) else { return nil }
+                return negative && v != 0 ? "-\(v)" : "\(v)"
+            }
+        }
+        b.removeAll { $0 == UInt8(ascii: "_") }
+        var i = 0
+        func digits() -> ArraySlice<UInt8> {
+            let s = i
+            while i < b.count && b[i] >= UInt8(ascii: "0") && b[i] <= UInt8(ascii: "9") { i += 1 }
+            return b[s..<i]
+        }
+        var whole = digits()
+        var fraction: ArraySlice<UInt8>? = nil
+        if i < b.count && b[i] == UInt8(ascii: ".") {
+            i += 1
+            fraction = digits()
+        }
+        var exponent = ""
+        if i < b.count && b[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            var sign = ""
+            if i < b.count && (b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-")) {
+                sign = b[i] == UInt8(ascii: "-") ? "-" : ""
+                i += 1
+            }
+            let e = digits()
+            guard !e.isEmpty else { return nil }
+            exponent = "e" + sign + String(decoding: e, as: UTF8.self)
+        }
+        guard i == b.count, !whole.isEmpty || !(fraction ?? []).isEmpty else { return nil }
+        while whole.count > 1 && whole.first == UInt8(ascii: "0") { whole = whole.dropFirst() }
+        var out = negative ? "-" : ""
+        out += whole.isEmpty ? "0" : String(decoding: whole, as: UTF8.self)
+        if let fraction { out += "." + (fraction.isEmpty ? "0" : String(decoding: fraction, as: UTF8.self)) }
+        out += exponent
+        return JSONReader.isValidNumber(Array(out.utf8)) ? out : nil
+    }
+}
+
+/// Skips the rest of a Python call that could not be read, so that the calls after it in the
+/// same list survive.
+///
+/// It counts brackets and honours quotes (with backslash escapes), starting at the depth where
+/// the reader gave up. It stops after the bracket that closes the call, before a `,` or a
+/// closer at depth 0 (the list's), or at a marker (even inside a quote, since a broken call
+/// may have an unbalanced one). It does not decide what the skipped bytes were.
+struct PythonCallSkipper: Sendable {
+    /// Where skipping stopped.
+    enum Stop {
+        case needMore
+        /// The call's bytes end at `at`.
+        case at(Int)
+        /// One of the stop markers begins at `at`.
+        case marker(Int)
+    }
+
+    private var depth: Int
+    private let closesCall: Bool
+    private var quote: UInt8? = nil
+    private var escaped = false
+
+    /// - Parameter depth: open brackets at the byte where reading failed.
+    init(depth: Int) {
+        self.depth = depth
+        self.closesCall = depth > 0
+    }
+
+    mutating func skip(_ w: ByteWindow, from pos: inout Int, stopAt markers: MarkerSet) -> Stop {
+        while pos < w.end {
+            let b = w[pos]
+            if markers.canBegin(b) {
+                switch markers.search(w, from: pos, end: min(w.end, pos + markers.maxLength)) {
+                case .found(_, let at) where at == pos: return .marker(pos)
+                case .partial(let at) where at == pos: return .needMore
+                default: break
+                }
+            }
+            pos += 1
+            if let q = quote {
+                if escaped {
+                    escaped = false
+                } else if b == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if b == q {
+                    quote = nil
+                }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "'"), UInt8(ascii: "\""):
+                quote = b
+            case UInt8(ascii: "("), UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+            case UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: "}"):
+                if depth == 0 {
+                    pos -= 1
+                    return .at(pos)
+                }
+                depth -= 1
+                if depth == 0 && closesCall { return .at(pos) }
+            case UInt8(ascii: ","):
+                if depth == 0 {
+                    pos -= 1
+                    return .at(pos)
+                }
+            default:
+                break
+            }
+        }
+        return .needMore
+    }
+}
