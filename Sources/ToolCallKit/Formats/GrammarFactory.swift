@@ -7,15 +7,18 @@ enum GrammarFactory {
         case .json: return JSONGrammar()
         case .mistral: return MistralGrammar()
         case .llama3: return Llama3Grammar()
-        case .lfm2, .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2:
+        case .gemma: return GemmaGrammar()
+        case .gemma4: return Gemma4Grammar()
+        case .kimiK2: return KimiK2Grammar()
+        case .lfm2, .xmlFunction, .glm4, .minimaxM2:
             return PlannedFormatGrammar()
         }
     }
 
     static func isImplemented(_ format: ToolCallFormat) -> Bool {
         switch format {
-        case .json, .mistral, .llama3: return true
-        case .lfm2, .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2: return false
+        case .json, .mistral, .llama3, .gemma, .gemma4, .kimiK2: return true
+        case .lfm2, .xmlFunction, .glm4, .minimaxM2: return false
         }
     }
 }
