@@ -133,7 +133,7 @@ struct KimiK2Grammar: CallGrammar {
                         while s > r.lowerBound && !JSONReader.isSpace(w[s - 1]) { s -= 1 }
                         if callsSeen > 0 { actions.append(.markup(end: s)) }
                         pos = end
-                        startCall(idRange: s..<r.upperBound, w, context: context, actions: &actions)
+                        _ = startCall(idRange: s..<r.upperBound, w, context: context, actions: &actions)
                     }
                 case .partial(let at):
                     pos = at
@@ -147,7 +147,11 @@ struct KimiK2Grammar: CallGrammar {
                 switch K.idMarkers.search(w, from: pos, end: limit) {
                 case .found(let k, let at) where k == 0 && at - start <= K.maxIDBytes:
                     pos = at + K.idMarkers.markers[k].count
-                    startCall(idRange: K.trimmed(w, start..<at), w, context: context, actions: &actions)
+                    if !startCall(idRange: K.trimmed(w, start..<at), w, context: context, actions: &actions)
+                        && !inSection
+                    {
+                        return giveBack(actions: &actions)
+                    }
                 case .found(_, let at):
                     if !inSection { return giveBack(actions: &actions) }
                     pos = at
@@ -221,15 +225,17 @@ struct KimiK2Grammar: CallGrammar {
         return nil
     }
 
+    /// Starts the call named by the id in `idRange`; false (and a call to skip) when it is malformed.
     private mutating func startCall(idRange: Range<Int>, _ w: ByteWindow, context: GrammarContext,
-                                    actions: inout [GrammarAction]) {
+                                    actions: inout [GrammarAction]) -> Bool {
         let text = String(decoding: w.slice(idRange), as: UTF8.self)
         guard let (name, id) = KimiK2Grammar.parseID(text, tools: context.tools) else {
             state = .badCall(detail: "malformed call id \(JSONValue.string(text).jsonText)")
-            return
+            return false
         }
         actions.append(.start(name: name, id: id))
         state = .argsOpen
+        return true
     }
 
     /// A lone `<|tool_call_begin|>` that is not followed by a call: the marker is text.
