@@ -123,6 +123,9 @@ struct GemmaFrameParser: Sendable {
                         at: pos, delimiter: delimiter, stopMarker: endMarkerText, tool: context.tools?[name],
                         maxDepth: context.maxDepth))
             case .args(var reader):
+                // Release the state's copy first, so the reader's buffers stay uniquely owned
+                // (otherwise each chunk would copy them: quadratic time).
+                state = .malformed(detail: "")
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos
                 switch result {

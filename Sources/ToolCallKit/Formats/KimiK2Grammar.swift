@@ -174,6 +174,9 @@ struct KimiK2Grammar: CallGrammar {
                 }
                 state = .args(JSONReader(maxDepth: context.maxDepth), RawDeltaStreamer(from: pos))
             case .args(var reader, var streamer):
+                // Release the state's copy first, so the reader's buffers stay uniquely owned
+                // (otherwise each chunk would copy them: quadratic time).
+                state = .argsOpen
                 let event = reader.advance(w, from: &pos, to: w.end)
                 switch event {
                 case .needMore, .valueStart, .valueEnd:
