@@ -100,6 +100,14 @@ struct GemmaFrameParser: Sendable {
         while true {
             switch state {
             case .name(let start):
+                if pos == start {
+                    // White space (a newline too) may come before `call:`.
+                    while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                    if pos > start {
+                        state = .name(start: pos)
+                        continue
+                    }
+                }
                 while pos < w.end {
                     let b = w[pos]
                     if b == UInt8(ascii: "{") || b == UInt8(ascii: "(") { break }
