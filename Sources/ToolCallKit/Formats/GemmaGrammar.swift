@@ -1,4 +1,5 @@
-// ToolCallKit — the `gemma` format (FunctionGemma): `<start_function_call>call:f{a:<escape>v<escape>}<end_function_call>`.
+// ToolCallKit — the `gemma` format (FunctionGemma):
+// `<start_function_call>call:f{a:<escape>v<escape>}<end_function_call>`.
 
 /// Grammar for FunctionGemma calls.
 ///

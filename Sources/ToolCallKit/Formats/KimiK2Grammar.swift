@@ -1,4 +1,5 @@
-// ToolCallKit — the `kimiK2` format: sections of `<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{..}<|tool_call_end|>`.
+// ToolCallKit — the `kimiK2` format: sections of
+// `<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{..}<|tool_call_end|>`.
 
 /// Grammar for Kimi K2 tool-call sections.
 ///
@@ -253,7 +254,8 @@ struct KimiK2Grammar: CallGrammar {
             if callsSeen > 0 {
                 actions.append(.markup(end: w.end))
             } else {
-                actions.append(.reject(.incomplete, detail: "the stream ended inside an empty call section", end: w.end))
+                let detail = "the stream ended inside an empty call section"
+                actions.append(.reject(.incomplete, detail: detail, end: w.end))
             }
         case .id:
             if !inSection {

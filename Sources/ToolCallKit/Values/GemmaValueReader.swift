@@ -81,6 +81,7 @@ struct GemmaValueReader: Sendable {
         case container
     }
 
+    /// What a `<` begins: the string delimiter, the stop marker, a prefix of one, or neither.
     private enum Probe { case delimiter, stop, partial, none }
 
     private let delimiter: [UInt8]
@@ -124,26 +125,27 @@ struct GemmaValueReader: Sendable {
     @inline(__always)
     private static func isCloser(_ b: UInt8) -> Bool { b == rbrace || b == rparen || b == rbracket }
 
-    /// Whether `m` occurs at `at`: fully, as a prefix cut by the end of the data, or not.
-    private static func anchored(_ m: [UInt8], _ w: ByteWindow, _ at: Int) -> Probe? {
+    /// Whether `m` occurs at `at`: true when whole, false when cut by the end of the data, nil
+    /// when not at all.
+    static func anchored(_ m: [UInt8], _ w: ByteWindow, _ at: Int) -> Bool? {
         var i = 0
         while i < m.count {
-            if at + i >= w.end { return .partial }
+            if at + i >= w.end { return false }
             if w[at + i] != m[i] { return nil }
             i += 1
         }
-        return .delimiter
+        return true
     }
 
     /// What begins at `at` (a `<`): the delimiter, the stop marker, a prefix of either, or neither.
     private func probe(_ w: ByteWindow, _ at: Int, delimiterToo: Bool) -> Probe {
         var partial = false
-        if delimiterToo, let p = GemmaValueReader.anchored(delimiter, w, at) {
-            if case .delimiter = p { return .delimiter }
+        if delimiterToo, let whole = GemmaValueReader.anchored(delimiter, w, at) {
+            if whole { return .delimiter }
             partial = true
         }
-        if let p = GemmaValueReader.anchored(stopMarker, w, at) {
-            if case .delimiter = p { return .stop }
+        if let whole = GemmaValueReader.anchored(stopMarker, w, at) {
+            if whole { return .stop }
             partial = true
         }
         return partial ? .partial : .none
@@ -154,13 +156,7 @@ struct GemmaValueReader: Sendable {
         let first = delimiter[0]
         var i = from
         while i < w.end {
-            if w[i] == first {
-                switch GemmaValueReader.anchored(delimiter, w, i) {
-                case .delimiter?: return (i, true)
-                case .partial?: return (i, false)
-                default: break
-                }
-            }
+            if w[i] == first, let whole = GemmaValueReader.anchored(delimiter, w, i) { return (i, whole) }
             i += 1
         }
         return nil
@@ -284,7 +280,9 @@ struct GemmaValueReader: Sendable {
             case .separator:
                 while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
                 guard pos < w.end else { return .needMore }
-                guard w[pos] == R.colon || w[pos] == R.equals else { return .error("expected ':' after a key", at: pos) }
+                guard w[pos] == R.colon || w[pos] == R.equals else {
+                    return .error("expected ':' after a key", at: pos)
+                }
                 pos += 1
                 mode = .value
             case .value:
@@ -306,7 +304,8 @@ struct GemmaValueReader: Sendable {
                     pos += 1
                     mode = .singleQuoted(start: pos)
                 } else if b == R.lbrace || b == R.lbracket {
-                    stack.append(Container(isObject: b == R.lbrace, closer: b == R.lbrace ? R.rbrace : R.rbracket))
+                    let isObject = b == R.lbrace
+                    stack.append(Container(isObject: isObject, closer: isObject ? R.rbrace : R.rbracket))
                     if stack.count > maxDepth { return .tooDeep(at: pos) }
                     pos += 1
                     mode = b == R.lbrace ? .key : .value
@@ -514,13 +513,15 @@ struct GemmaValueReader: Sendable {
             } else if types.contains("string") {
                 typed = .success(.string(found))
             } else {
-                typed = .failure(SchemaTyping.Mismatch(expected: types.count == 1 ? types[0] : "one of " + types.joined(separator: ", ")))
+                let expected = types.count == 1 ? types[0] : "one of " + types.joined(separator: ", ")
+                typed = .failure(SchemaTyping.Mismatch(expected: expected))
             }
         }
         switch typed {
         case .success(let x): return .success(x)
         case .failure(let m):
-            return .failure(MismatchLineError(line: SchemaTyping.detail(pointer: SchemaTyping.pointer(key), m, found: found)))
+            let line = SchemaTyping.detail(pointer: SchemaTyping.pointer(key), m, found: found)
+            return .failure(MismatchLineError(line: line))
         }
     }
 

@@ -50,15 +50,18 @@ struct GemmaValueReaderTests {
         (esc, "{}", "{}"),
         (esc, "{a:<escape>x, {y} \"z\"<escape>,b:2}", #"{"a":"x, {y} \"z\"","b":2}"#),
         (esc, "{a:<escape>line1\nline2<escape>}", #"{"a":"line1\nline2"}"#),
-        (esc, "{n:-1.5e3,t:true,f:false,z:null,w:Paris}", #"{"n":-1.5e3,"t":true,"f":false,"z":null,"w":"Paris"}"#),
+        (esc, "{n:-1.5e3,t:true,f:false,z:null,w:Paris}",
+         #"{"n":-1.5e3,"t":true,"f":false,"z":null,"w":"Paris"}"#),
         (esc, "{ city : New York , n : 3 }", #"{"city":"New York","n":3}"#),
         (esc, "{a:<escape>A<escape>b:<escape>B<escape>}", #"{"a":"A","b":"B"}"#),
-        (esc, "{o:{k:v,l:[1,<escape>s<escape>,{m:null}]},e:[]}", #"{"o":{"k":"v","l":[1,"s",{"m":null}]},"e":[]}"#),
+        (esc, "{o:{k:v,l:[1,<escape>s<escape>,{m:null}]},e:[]}",
+         #"{"o":{"k":"v","l":[1,"s",{"m":null}]},"e":[]}"#),
         (esc, "{a:<escape>contains <end> marker<escape>}", #"{"a":"contains <end> marker"}"#),
         (esc, "{a:,b:}", #"{"a":"","b":""}"#),
         (q4, "{q:<|\"|>say \\\"hi\\\" C:\\u<|\"|>}", #"{"q":"say \\\"hi\\\" C:\\u"}"#),
         (q4, "(command=<|\"|>ls -a<|\"|>, n=2)", #"{"command":"ls -a","n":2}"#),
-        (q4, "{<|\"|>3<|\"|>:<|\"|>x<|\"|>,\"k\":\"v\\u00e9\",j:'single'}", #"{"3":"x","k":"vé","j":"single"}"#),
+        (q4, "{<|\"|>3<|\"|>:<|\"|>x<|\"|>,\"k\":\"v\\u00e9\",j:'single'}",
+         #"{"3":"x","k":"vé","j":"single"}"#),
         (q4, "{left:108.,right:22.8}", #"{"left":108.0,"right":22.8}"#),
         (q4, "{t:<|\"|>東京 🌧<|\"|>}", #"{"t":"東京 🌧"}"#),
         (q4, "{a:1,a:2}", #"{"a":2}"#),
@@ -77,7 +80,8 @@ struct GemmaValueReaderTests {
 
     @Test("streams a string while it arrives, holding back only a possible delimiter")
     func streamsStrings() {
-        var reader = GemmaValueReader(at: 0, delimiter: GemmaValueReaderTests.esc, stopMarker: "<end>", tool: nil, maxDepth: 8)
+        var reader = GemmaValueReader(
+            at: 0, delimiter: GemmaValueReaderTests.esc, stopMarker: "<end>", tool: nil, maxDepth: 8)
         var w = ByteWindow()
         var actions: [GrammarAction] = []
         w.append(Array("{city:<escape>Par<esc".utf8))
@@ -88,7 +92,8 @@ struct GemmaValueReaderTests {
 
     @Test("holds back a bare number until its delimiter arrives")
     func withholdsNumbers() {
-        var reader = GemmaValueReader(at: 0, delimiter: GemmaValueReaderTests.q4, stopMarker: "<end>", tool: nil, maxDepth: 8)
+        var reader = GemmaValueReader(
+            at: 0, delimiter: GemmaValueReaderTests.q4, stopMarker: "<end>", tool: nil, maxDepth: 8)
         var w = ByteWindow()
         var actions: [GrammarAction] = []
         w.append(Array("{left:108.".utf8))
@@ -100,7 +105,8 @@ struct GemmaValueReaderTests {
     static let schemaTool = ToolDefinition(
         name: "f",
         parameters: try! JSONValue.parse(
-            #"{"type":"object","properties":{"n":{"type":"integer"},"s":{"type":"string"},"b":{"type":"boolean"},"o":{"type":"object"}}}"#))
+            #"{"type":"object","properties":{"n":{"type":"integer"},"s":{"type":"string"},"#
+                + #""b":{"type":"boolean"},"o":{"type":"object"}}}"#))
 
     /// (input, expected outcome) under the schema `n: integer, s: string, b: boolean, o: object`.
     static let typed: [(String, GemmaRun.Outcome)] = [
@@ -115,7 +121,8 @@ struct GemmaValueReaderTests {
     @Test("a schema narrows top-level values", arguments: typed)
     func narrows(_ input: String, _ expected: GemmaRun.Outcome) {
         for chunk in [input.utf8.count, 1] {
-            let run = GemmaRun(input, delimiter: GemmaValueReaderTests.esc, tool: GemmaValueReaderTests.schemaTool, chunk: chunk)
+            let run = GemmaRun(
+                input, delimiter: GemmaValueReaderTests.esc, tool: GemmaValueReaderTests.schemaTool, chunk: chunk)
             #expect(run.outcome == expected, "chunk \(chunk)")
         }
     }
