@@ -524,12 +524,6 @@ struct GemmaValueReader: Sendable {
             return .failure(MismatchLineError(line: line))
         }
     }
-
-    /// Where the stream stands, for end-of-stream decisions.
-    var isComplete: Bool {
-        if case .done = mode { return true }
-        return false
-    }
 }
 
 /// One `invalid_arguments` line, as an error value.
