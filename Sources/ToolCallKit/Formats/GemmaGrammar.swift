@@ -1,0 +1,206 @@
+// ToolCallKit — the `gemma` format (FunctionGemma):
+// `<start_function_call>call:f{a:<escape>v<escape>}<end_function_call>`.
+
+/// Grammar for FunctionGemma calls.
+///
+/// `<start_function_call>call:NAME{key:value,...}<end_function_call>`, one call per frame; the
+/// arguments are read by ``GemmaValueReader`` with `<escape>` as the string delimiter. The frame
+/// logic is ``GemmaFrameParser``, shared with `gemma4`.
+///
+/// - The name runs from after `call:` to the first `{` (or `(`); white space around it is
+///   ignored, and a name with white space, quotes or markup inside is `malformed`.
+/// - After the closing `}` the end marker is consumed when it follows (white space allowed);
+///   otherwise the call is complete where its object ends and what follows is text. An end marker
+///   before the object closes makes the call `malformed`; a stream that ends inside it,
+///   `incomplete`. A malformed frame runs through the next end marker (or up to the next start
+///   marker, or the end of the stream).
+/// - A lone `<end_function_call>` is markup.
+struct GemmaGrammar: CallGrammar {
+    let markers: [Marker] = [
+        Marker("<start_function_call>"),
+        Marker("<end_function_call>", kind: .stray),
+    ]
+    let skipRule = SkipRule.through([Array("<end_function_call>".utf8)])
+    private var frame = GemmaFrameParser(
+        startMarker: "<start_function_call>", endMarker: "<end_function_call>", delimiter: "<escape>")
+
+    mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
+        frame.begin(bodyStart: bodyStart)
+    }
+
+    mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
+        frame.advance(w, context: context, actions: &actions)
+    }
+
+    mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
+        frame.finish(w, context: context, actions: &actions)
+    }
+}
+
+/// The frame logic of the Gemma family: `call:NAME{...}` (or `call:NAME(...)`) after the start
+/// marker, then the end marker. The spelling (markers, string delimiter) is a parameter.
+struct GemmaFrameParser: Sendable {
+    private enum State: Sendable {
+        /// Reading the name, which began at `start`.
+        case name(start: Int)
+        /// Reading the arguments.
+        case args(GemmaValueReader)
+        /// The arguments ended at `end`: the end marker may follow.
+        case afterArgs(JSONValue, mismatches: [String], end: Int)
+        /// Skipping a malformed frame through the end marker.
+        case malformed(detail: String)
+    }
+
+    /// The longest name read before the frame counts as malformed.
+    static let maxNameBytes = 1024
+
+    private let endMarker: [UInt8]
+    private let endMarkerText: String
+    private let delimiter: String
+    /// The end marker, then the start marker: where a malformed frame stops.
+    private let recovery: MarkerSet
+    private var state: State = .malformed(detail: "")
+    private var pos = 0
+
+    init(startMarker: String, endMarker: String, delimiter: String) {
+        self.endMarker = Array(endMarker.utf8)
+        self.endMarkerText = endMarker
+        self.delimiter = delimiter
+        self.recovery = MarkerSet([endMarker, startMarker])
+    }
+
+    mutating func begin(bodyStart: Int) {
+        state = .name(start: bodyStart)
+        pos = bodyStart
+    }
+
+    /// The name between the start marker and the opener, or nil when it is not one.
+    private static func callName(_ w: ByteWindow, _ r: Range<Int>) -> String? {
+        var s = r.lowerBound
+        var e = r.upperBound
+        while s < e && JSONReader.isSpace(w[s]) { s += 1 }
+        while e > s && JSONReader.isSpace(w[e - 1]) { e -= 1 }
+        let call = Array("call:".utf8)
+        if e - s >= call.count && w.slice(s..<(s + call.count)).elementsEqual(call) {
+            s += call.count
+            while s < e && JSONReader.isSpace(w[s]) { s += 1 }
+        }
+        guard s < e else { return nil }
+        for i in s..<e {
+            let b = w[i]
+            if JSONReader.isSpace(b) || b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") || b == UInt8(ascii: "<")
+                || b == UInt8(ascii: ">")
+            {
+                return nil
+            }
+        }
+        return String(decoding: w.slice(s..<e), as: UTF8.self)
+    }
+
+    mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
+        while true {
+            switch state {
+            case .name(let start):
+                if pos == start {
+                    // White space (a newline too) may come before `call:`.
+                    while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                    if pos > start {
+                        state = .name(start: pos)
+                        continue
+                    }
+                }
+                while pos < w.end {
+                    let b = w[pos]
+                    if b == UInt8(ascii: "{") || b == UInt8(ascii: "(") { break }
+                    if b == UInt8(ascii: "<") || b == 0x0A || b == UInt8(ascii: "}") || b == UInt8(ascii: ",")
+                        || pos - start >= GemmaFrameParser.maxNameBytes
+                    {
+                        state = .malformed(detail: "expected call:NAME{...}")
+                        break
+                    }
+                    pos += 1
+                }
+                if case .malformed = state { continue }
+                guard pos < w.end else { return .needMore }
+                guard let name = GemmaFrameParser.callName(w, start..<pos) else {
+                    state = .malformed(detail: "expected call:NAME{...}")
+                    continue
+                }
+                actions.append(.start(name: name, id: nil))
+                state = .args(
+                    GemmaValueReader(
+                        at: pos, delimiter: delimiter, stopMarker: endMarkerText, tool: context.tools?[name],
+                        maxDepth: context.maxDepth))
+            case .args(var reader):
+                // Release the state's copy first, so the reader's buffers stay uniquely owned
+                // (otherwise each chunk would copy them: quadratic time).
+                state = .malformed(detail: "")
+                let result = reader.advance(w, actions: &actions)
+                pos = reader.pos
+                switch result {
+                case .needMore:
+                    state = .args(reader)
+                    return .needMore
+                case .complete(let value, let end, let mismatches):
+                    state = .afterArgs(value, mismatches: mismatches, end: end)
+                case .error(let m, let at):
+                    pos = at
+                    state = .malformed(detail: m)
+                case .tooDeep(let at):
+                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    return .skip
+                case .interrupted(let at):
+                    let end = at + endMarker.count
+                    actions.append(.reject(.malformed, detail: "the call ended inside its arguments", end: end))
+                    return .finished(at: end)
+                }
+            case .afterArgs(let value, let mismatches, let end):
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                var i = 0
+                while i < endMarker.count && pos + i < w.end && w[pos + i] == endMarker[i] { i += 1 }
+                if i == endMarker.count {
+                    let close = pos + i
+                    settle(value, mismatches: mismatches, end: close, actions: &actions)
+                    return .finished(at: close)
+                }
+                if pos + i == w.end { return .needMore }
+                settle(value, mismatches: mismatches, end: end, actions: &actions)
+                return .finished(at: end)
+            case .malformed(let detail):
+                switch recovery.search(w, from: pos, end: w.end) {
+                case .found(let k, let at):
+                    let end = k == 0 ? at + endMarker.count : at
+                    actions.append(.reject(.malformed, detail: detail, end: end))
+                    return .finished(at: end)
+                case .partial(let at):
+                    pos = at
+                    return .needMore
+                case .none:
+                    pos = w.end
+                    return .needMore
+                }
+            }
+        }
+    }
+
+    private func settle(_ value: JSONValue, mismatches: [String], end: Int, actions: inout [GrammarAction]) {
+        if mismatches.isEmpty {
+            actions.append(.accept(arguments: value, end: end))
+        } else {
+            actions.append(.reject(.invalidArguments, detail: mismatches.joined(separator: "\n"), end: end))
+        }
+    }
+
+    mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
+        switch state {
+        case .name, .args:
+            actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
+        case .afterArgs(let value, let mismatches, let end):
+            settle(value, mismatches: mismatches, end: end, actions: &actions)
+            if w.end > end { actions.append(.text(end: w.end)) }
+        case .malformed(let detail):
+            actions.append(.reject(.malformed, detail: detail, end: w.end))
+        }
+    }
+}
