@@ -112,6 +112,7 @@ public struct Tokenizer: Sendable {
         var tokens = try Self.vocabulary(model, source: source)
 
         var added: [AddedToken] = []
+        var normalizedIDs: [Int] = []
         if let list = member("added_tokens"), list != .null {
             guard case .array(let entries) = list else {
                 throw TokenizerError(source: source, message: "\"added_tokens\" is not an array")
@@ -122,9 +123,17 @@ public struct Tokenizer: Sendable {
                 }
                 let special = entry["special"] == .bool(true)
                 added.append(AddedToken(id: id, content: content, special: special))
+                // `tokenizers` keeps a `normalized` added token as the normalizer's output
+                // (Llama's `<s>` becomes `▁<s>`, which decodes to " <s>").
+                if entry["normalized"] == .bool(true) { normalizedIDs.append(added.count - 1) }
             }
         }
         self.addedTokens = added
+        var pieceOfAdded = added.map(\.content)
+        if !normalizedIDs.isEmpty {
+            let normalizer = try Normalizer(member("normalizer") ?? .null, source: source)
+            for k in normalizedIDs { pieceOfAdded[k] = try normalizer.apply(pieceOfAdded[k], source: source) }
+        }
 
         let decoder = member("decoder") ?? .null
         let (joining, replacements) = try Self.pipeline(decoder, source: source)
@@ -134,8 +143,8 @@ public struct Tokenizer: Sendable {
         let maxAdded = added.map(\.id).max() ?? -1
         if maxAdded >= tokens.count { tokens += Array(repeating: nil, count: maxAdded + 1 - tokens.count) }
         var flags = [UInt8](repeating: 0, count: tokens.count)
-        for a in added {
-            tokens[a.id] = a.content
+        for (k, a) in added.enumerated() {
+            tokens[a.id] = pieceOfAdded[k]
             flags[a.id] |= Flag.added | (a.special ? Flag.special : 0)
         }
 
@@ -294,7 +303,7 @@ public struct Tokenizer: Sendable {
     }
 
     /// Replaces every non-overlapping occurrence of `pattern`, left to right.
-    private static func replaceAll(_ pattern: [UInt8], with content: [UInt8], in bytes: inout [UInt8]) {
+    static func replaceAll(_ pattern: [UInt8], with content: [UInt8], in bytes: inout [UInt8]) {
         guard bytes.count >= pattern.count, let first = pattern.first, bytes.contains(first) else { return }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -330,6 +339,82 @@ public struct Tokenizer: Sendable {
         if p[3] == UInt8(ascii: "+") { return hex(p[4]) }
         guard let hi = hex(p[3]), let lo = hex(p[4]) else { return nil }
         return hi << 4 | lo
+    }
+}
+
+/// The parts of a normalizer that matter for decoding: `tokenizers` applies it to the content
+/// of added tokens marked `normalized`. Prepend, Replace (plain string), Lowercase and the
+/// Unicode normal forms (on ASCII text only, where they change nothing) are supported.
+struct Normalizer {
+    enum Step {
+        case prepend(String)
+        case replace(String, String)
+        case lowercase
+        /// NFC, NFKC, ...: only for ASCII text.
+        case normalForm(String)
+    }
+
+    var steps: [Step] = []
+
+    init(_ json: JSONValue, source: String) throws(TokenizerError) {
+        try add(json, source: source)
+    }
+
+    private mutating func add(_ json: JSONValue, source: String) throws(TokenizerError) {
+        if json == .null { return }
+        let type = json["type"]?.stringValue ?? "(without a type)"
+        switch type {
+        case "Sequence":
+            guard case .array(let inner)? = json["normalizers"] else {
+                throw TokenizerError(source: source, message: "normalizer Sequence without \"normalizers\"")
+            }
+            for n in inner { try add(n, source: source) }
+        case "Prepend":
+            guard let p = json["prepend"]?.stringValue else {
+                throw TokenizerError(source: source, message: "normalizer Prepend without \"prepend\"")
+            }
+            steps.append(.prepend(p))
+        case "Replace":
+            guard let pattern = json["pattern"]?["String"]?.stringValue, !pattern.isEmpty,
+                let content = json["content"]?.stringValue
+            else {
+                throw TokenizerError(
+                    source: source,
+                    message: "normalizer Replace with a pattern that is not a plain string is not supported (for normalized added tokens)")
+            }
+            steps.append(.replace(pattern, content))
+        case "Lowercase":
+            steps.append(.lowercase)
+        case "NFC", "NFD", "NFKC", "NFKD":
+            steps.append(.normalForm(type))
+        default:
+            throw TokenizerError(
+                source: source,
+                message: "normalizer \"\(type)\" is not supported (it applies to the normalized added tokens)")
+        }
+    }
+
+    func apply(_ text: String, source: String) throws(TokenizerError) -> String {
+        var s = text
+        for step in steps {
+            switch step {
+            case .prepend(let p):
+                if !s.isEmpty { s = p + s }
+            case .replace(let pattern, let content):
+                var bytes = Array(s.utf8)
+                Tokenizer.replaceAll(Array(pattern.utf8), with: Array(content.utf8), in: &bytes)
+                s = String(decoding: bytes, as: UTF8.self)
+            case .lowercase:
+                s = s.lowercased()
+            case .normalForm(let form):
+                guard s.utf8.allSatisfy({ $0 < 0x80 }) else {
+                    throw TokenizerError(
+                        source: source,
+                        message: "normalizer \(form) on the non-ASCII added token \"\(text)\" is not supported")
+                }
+            }
+        }
+        return s
     }
 }
 
