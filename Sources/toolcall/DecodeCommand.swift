@@ -125,7 +125,7 @@ struct TokenInput {
     ) throws(ExitError) {
         guard !ids.isEmpty else { return }
         do {
-            write(try decoder.feed(ids), out: &out)
+            write(try decoder.feed(ids[...]), out: &out)
         } catch {
             write((try? decoder.feed(ids[..<error.offset])) ?? [], out: &out)
             throw .file(

@@ -32,8 +32,14 @@ public struct TokenIDScanner: Sendable {
     ///
     /// - Returns: the first bad token, once one is complete; after that, nothing more is read.
     public mutating func scan(_ bytes: some Sequence<UInt8>, into ids: inout [Int]) -> Failure? {
+        scan(ArraySlice(bytes), into: &ids)
+    }
+
+    /// Reads `bytes` (the concrete form: no generic iteration per byte).
+    public mutating func scan(_ bytes: ArraySlice<UInt8>, into ids: inout [Int]) -> Failure? {
         if let failure { return failure }
-        for b in bytes {
+        for i in bytes.indices {
+            let b = bytes[i]
             switch b {
             case 0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C:
                 if !text.isEmpty, let f = endToken(into: &ids) { return f }

@@ -68,15 +68,20 @@ public struct TokenStreamDecoder: Sendable {
     /// - Throws: ``UnknownTokenError`` for the first id outside the vocabulary; nothing of
     ///   `ids` has been consumed then (feed the ids before it to get their events).
     public mutating func feed(_ ids: some Collection<Int>) throws(UnknownTokenError) -> [ToolCallEvent] {
-        for (offset, id) in ids.enumerated() where !tokenizer.contains(id) {
-            throw UnknownTokenError(id: id, offset: offset, vocabularySize: tokenizer.vocabularySize)
+        try feed(ArraySlice(ids))
+    }
+
+    /// Consumes the next ids (the concrete form: no generic iteration per id).
+    public mutating func feed(_ ids: ArraySlice<Int>) throws(UnknownTokenError) -> [ToolCallEvent] {
+        for i in ids.indices where !tokenizer.contains(ids[i]) {
+            throw UnknownTokenError(id: ids[i], offset: i - ids.startIndex, vocabularySize: tokenizer.vocabularySize)
         }
         bytes.removeAll(keepingCapacity: true)
         if dropped.isEmpty {
-            for id in ids { detokenizer.decode(id, into: &bytes) }
+            for i in ids.indices { detokenizer.decode(ids[i], into: &bytes) }
         } else {
-            for id in ids where !(tokenizer.isSpecial(id) && dropped.contains(id)) {
-                detokenizer.decode(id, into: &bytes)
+            for i in ids.indices where !(tokenizer.isSpecial(ids[i]) && dropped.contains(ids[i])) {
+                detokenizer.decode(ids[i], into: &bytes)
             }
         }
         return decoder.feed(bytes)
@@ -84,7 +89,7 @@ public struct TokenStreamDecoder: Sendable {
 
     /// Consumes one id.
     public mutating func feed(_ id: Int) throws(UnknownTokenError) -> [ToolCallEvent] {
-        try feed(CollectionOfOne(id))
+        try feed([id][...])
     }
 
     /// Ends the stream: flushes what the detokenizer held, then ends the decoder (`end` last).
