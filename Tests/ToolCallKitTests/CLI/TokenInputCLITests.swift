@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("toolcall decode --input tokens")
@@ -99,6 +101,35 @@ struct TokenInputCLITests {
         #expect(r.stderr.contains(path))
         #expect(r.stderr.split(separator: "\n").count == 1)
         #expect(r.stdout.isEmpty)
+    }
+
+    @Test("events for early ids appear before later input is written")
+    func streamsThroughAPipe() throws {
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = Self.args(Self.byteLevel)
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        try p.run()
+        // An id is complete at the white space after it; the call's closing marker is id 266.
+        input.fileHandleForWriting.write(Data((Self.callIDs + " ").utf8))
+        let got = DispatchSemaphore(value: 0)
+        let first = Collected()
+        let reader = output.fileHandleForReading
+        DispatchQueue.global().async {
+            while !first.data.withLock({ String(decoding: $0, as: UTF8.self) }).contains("\"tool_call\"") {
+                let d = reader.availableData
+                if d.isEmpty { break }
+                first.data.withLock { $0.append(d) }
+            }
+            got.signal()
+        }
+        let arrived = got.wait(timeout: .now() + 10) == .success
+        try input.fileHandleForWriting.close()
+        p.waitUntilExit()
+        #expect(arrived, "the call was not written before end of input")
+        #expect(p.terminationStatus == 0)
     }
 
     @Test("empty input: just the end event")
