@@ -2,8 +2,9 @@
 
 /// A Hugging Face `tokenizer.json`, loaded for turning token ids back into UTF-8 bytes.
 ///
-/// Only decoding is supported: the vocabulary, the `added_tokens` and the `decoder` are read;
-/// merges, normalizers and pre-tokenizers are ignored. Two decoder families are understood:
+/// Only decoding is supported: the vocabulary, the `added_tokens` and the `decoder` are read
+/// (and the `normalizer`, which `tokenizers` applies to added tokens marked `normalized`);
+/// merges and pre-tokenizers are ignored. Two decoder families are understood:
 ///
 /// - byte-level BPE (GPT-2, Llama 3, Qwen): a `ByteLevel` decoder, whose pieces spell bytes
 ///   with the GPT-2 byte↔unicode table;
