@@ -4,7 +4,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/release/toolcall
 SHARED ?= ../shared
 
-.PHONY: all deps build release demo test conformance clean
+.PHONY: all deps build release demo test conformance tokens clean
 
 all: build
 
@@ -33,6 +33,10 @@ test: deps
 # The shared conformance vectors (needs ../shared, which a user's clone lacks).
 conformance: release
 	python3 $(SHARED)/conformance/run.py --bin $(BIN) --no-reasoning
+
+# The shared token-id acceptance run, with speed (needs ../shared and Python).
+tokens: release
+	python3 $(SHARED)/tokens/tokens.py --bin $(BIN) -v --speed
 
 clean:
 	rm -rf .build

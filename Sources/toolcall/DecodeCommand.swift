@@ -34,7 +34,6 @@ struct DecodeCommand {
         guard format.isImplemented else {
             throw .usage("format '\(format.rawValue)' is planned but not implemented in this build")
         }
-        if options.input == "tokens" { throw .usage("--input tokens is not available in this build yet") }
         if options.validate { throw .usage("--validate is not available in this build yet") }
 
         var tools: ToolSet?
@@ -52,6 +51,13 @@ struct DecodeCommand {
         if let cap = options.maxCallBytes { decoderOptions.maxCallBytes = cap }
         var decoder = ToolCallDecoder(format: format, tools: tools, options: decoderOptions)
         var writer = EventWriter(options: options)
+
+        if options.input == "tokens" {
+            let tokenizer = try loadTokenizer()
+            var tokens = TokenStreamDecoder(tokenizer: tokenizer, decoder: decoder, skipSpecial: options.skipSpecial)
+            try TokenInput(chunkBytes: options.chunkBytes).run(&tokens, writer: &writer)
+            return
+        }
 
         var input = StandardInput()
         while let chunk = input.read() {

@@ -167,6 +167,17 @@ public struct ToolCallDecoder: Sendable {
         return takeEvents()
     }
 
+    /// The texts of the format's markers (start markers and stray end markers), for layers
+    /// that need to know them: the token layer keeps special tokens with these texts.
+    package var markerTexts: [String] {
+        var seen: [String] = []
+        for m in markers {
+            let text = String(decoding: m.bytes, as: UTF8.self)
+            if !seen.contains(text) { seen.append(text) }
+        }
+        return seen
+    }
+
     private var isFinished: Bool {
         if case .finished = mode { return true }
         return false

@@ -90,32 +90,49 @@ public enum JSONValue: Sendable, Hashable {
 
     /// A JSON object built from members, later duplicates replacing earlier ones in place.
     static func object(uniquing members: [(key: String, value: JSONValue)]) -> JSONValue {
-        if members.count <= 8 {
-            var out: [(key: String, value: JSONValue)] = []
-            out.reserveCapacity(members.count)
-            for m in members {
-                if let i = out.firstIndex(where: { $0.key == m.key }) {
-                    out[i].value = m.value
-                } else {
-                    out.append(m)
-                }
-            }
-            return .object(out)
-        }
-        // Large objects (a tokenizer's vocabulary): a hash index keeps this linear.
-        var index: [String: Int] = [:]
-        index.reserveCapacity(members.count)
+        // Large objects (a tokenizer's 50,000-entry vocabulary) use a hash index: the linear
+        // search below is quadratic. Same result either way: first position, last value.
+        // Keys are compared by their UTF-8 bytes, not by Swift's canonical equivalence: "ά"
+        // (U+03AC) and "ά" (U+03B1 U+0301) are different JSON keys (both are in Llama's vocab).
+        if members.count > 32 { return object(uniquingLarge: members) }
         var out: [(key: String, value: JSONValue)] = []
         out.reserveCapacity(members.count)
         for m in members {
-            if let i = index[m.key] {
+            if let i = out.firstIndex(where: { $0.key.utf8.elementsEqual(m.key.utf8) }) {
                 out[i].value = m.value
             } else {
-                index[m.key] = out.count
                 out.append(m)
             }
         }
         return .object(out)
+    }
+
+    private static func object(uniquingLarge members: [(key: String, value: JSONValue)]) -> JSONValue {
+        var index: [ByteKey: Int] = [:]
+        index.reserveCapacity(members.count)
+        var out: [(key: String, value: JSONValue)] = []
+        out.reserveCapacity(members.count)
+        for m in members {
+            if let i = index[ByteKey(m.key)] {
+                out[i].value = m.value
+            } else {
+                index[ByteKey(m.key)] = out.count
+                out.append(m)
+            }
+        }
+        // No duplicate: hand back the input itself rather than the copy.
+        return .object(out.count == members.count ? members : out)
+    }
+
+    /// A string compared and hashed by its UTF-8 bytes.
+    private struct ByteKey: Hashable {
+        let s: String
+        init(_ s: String) { self.s = s }
+        static func == (a: ByteKey, b: ByteKey) -> Bool { a.s.utf8.elementsEqual(b.s.utf8) }
+        func hash(into h: inout Hasher) {
+            h.combine(s.utf8.count)
+            for b in s.utf8 { h.combine(b) }
+        }
     }
 }
 
@@ -196,6 +213,7 @@ extension JSONValue {
 
     @inline(__always)
     private static func appendRun(_ bytes: Span<UInt8>, _ from: Int, _ to: Int, to out: inout [UInt8]) {
+        out.reserveCapacity(out.count + (to - from))
         for j in from..<to { out.append(bytes[j]) }
     }
 }

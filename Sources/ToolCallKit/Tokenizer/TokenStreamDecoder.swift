@@ -1,0 +1,103 @@
+// ToolCallKit — token ids in, tool-call events out.
+
+/// Decodes a stream of token ids into the events of DESIGN.md §3.
+///
+/// Ids are detokenized with a ``Detokenizer`` (exactly as `tokenizers` decodes them with
+/// `skip_special_tokens=False`) and the bytes are fed to a ``ToolCallDecoder``. A special token
+/// whose text is one of the format's markers (`<tool_call>`, `[TOOL_CALLS]`, `<|python_tag|>`)
+/// arrives as the marker's bytes, so the decoder's marker scanner recognises it like any other
+/// occurrence; a byte sequence left unfinished before it has already become U+FFFD, as in
+/// `tokenizers`, so nothing is glued to the marker.
+///
+/// With `skipSpecial`, special tokens that are *not* markers (BOS, end-of-turn) are dropped
+/// before detokenizing, as `skip_special_tokens=True` drops them; markers are always kept.
+///
+/// A `Sendable` value: copy it to fork a stream's state.
+public struct TokenStreamDecoder: Sendable {
+    /// An id that the tokenizer does not have.
+    public struct UnknownTokenError: Error, CustomStringConvertible, Sendable {
+        /// The id.
+        public let id: Int
+        /// Its position in the collection passed to ``TokenStreamDecoder/feed(_:)`` (0-based).
+        public let offset: Int
+        /// The tokenizer's vocabulary size.
+        public let vocabularySize: Int
+        public var description: String {
+            "token id \(id) is outside the vocabulary (0..<\(vocabularySize))"
+        }
+    }
+
+    public let tokenizer: Tokenizer
+    /// Whether special tokens that are not format markers are dropped.
+    public let skipSpecial: Bool
+
+    private var decoder: ToolCallDecoder
+    private var detokenizer: Detokenizer
+    /// Special tokens dropped by `skipSpecial`.
+    private let dropped: Set<Int>
+    private var bytes: [UInt8] = []
+
+    /// Creates a decoder for one stream around a configured ``ToolCallDecoder``.
+    public init(tokenizer: Tokenizer, decoder: ToolCallDecoder, skipSpecial: Bool = false) {
+        self.tokenizer = tokenizer
+        self.skipSpecial = skipSpecial
+        self.decoder = decoder
+        self.detokenizer = Detokenizer(tokenizer: tokenizer)
+        if skipSpecial {
+            let markers = Set(decoder.markerTexts)
+            self.dropped = Set(tokenizer.addedTokens.filter { $0.special && !markers.contains($0.content) }.map(\.id))
+        } else {
+            self.dropped = []
+        }
+    }
+
+    /// Creates a decoder for one stream.
+    public init(
+        tokenizer: Tokenizer, format: ToolCallFormat, tools: ToolSet? = nil,
+        options: ToolCallDecoder.Options = .init(), skipSpecial: Bool = false
+    ) {
+        self.init(
+            tokenizer: tokenizer, decoder: ToolCallDecoder(format: format, tools: tools, options: options),
+            skipSpecial: skipSpecial)
+    }
+
+    /// Consumes the next ids.
+    ///
+    /// - Parameter ids: token ids, in any batching.
+    /// - Returns: the events these ids completed, in source order.
+    /// - Throws: ``UnknownTokenError`` for the first id outside the vocabulary; nothing of
+    ///   `ids` has been consumed then (feed the ids before it to get their events).
+    public mutating func feed(_ ids: some Collection<Int>) throws(UnknownTokenError) -> [ToolCallEvent] {
+        try feed(ArraySlice(ids))
+    }
+
+    /// Consumes the next ids (the concrete form: no generic iteration per id).
+    public mutating func feed(_ ids: ArraySlice<Int>) throws(UnknownTokenError) -> [ToolCallEvent] {
+        for i in ids.indices where !tokenizer.contains(ids[i]) {
+            throw UnknownTokenError(id: ids[i], offset: i - ids.startIndex, vocabularySize: tokenizer.vocabularySize)
+        }
+        bytes.removeAll(keepingCapacity: true)
+        if dropped.isEmpty {
+            for i in ids.indices { detokenizer.decode(ids[i], into: &bytes) }
+        } else {
+            for i in ids.indices where !(tokenizer.isSpecial(ids[i]) && dropped.contains(ids[i])) {
+                detokenizer.decode(ids[i], into: &bytes)
+            }
+        }
+        return decoder.feed(bytes)
+    }
+
+    /// Consumes one id.
+    public mutating func feed(_ id: Int) throws(UnknownTokenError) -> [ToolCallEvent] {
+        try feed([id][...])
+    }
+
+    /// Ends the stream: flushes what the detokenizer held, then ends the decoder (`end` last).
+    public mutating func finish() -> [ToolCallEvent] {
+        bytes.removeAll(keepingCapacity: true)
+        detokenizer.finish(into: &bytes)
+        var events = decoder.feed(bytes)
+        events += decoder.finish()
+        return events
+    }
+}

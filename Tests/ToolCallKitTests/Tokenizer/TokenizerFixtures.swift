@@ -1,0 +1,111 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ToolCallKit
+
+/// The tokenizers and reference decodes of `Fixtures/tokenizers/` (see its SOURCE.md).
+enum TokenizerFixtures {
+    static let folder = FixturePaths.root.appendingPathComponent("tokenizers")
+
+    /// Loads a tokenizer file of the folder (each file once per test run).
+    static func tokenizer(_ name: String) throws -> Tokenizer {
+        if let t = cache.withLock({ $0[name] }) { return t }
+        let data = try Data(contentsOf: folder.appendingPathComponent(name))
+        let t = try Tokenizer(json: Array(data), source: name)
+        cache.withLock { $0[name] = t }
+        return t
+    }
+
+    private static let cache = Mutex<[String: Tokenizer]>([:])
+
+    /// One reference decode made by Hugging Face `tokenizers` (`decodes.json`).
+    struct Decode: Decodable, CustomTestStringConvertible, Sendable {
+        let name: String
+        let tokenizer: String
+        let ids: [Int]
+        /// `decode(ids, skip_special_tokens=False)`.
+        let text: String
+        /// The decode without the special tokens that are not json-format markers.
+        let text_skip: String
+        var testDescription: String { name }
+    }
+
+    static let decodes: [Decode] = {
+        struct File: Decodable { let cases: [Decode] }
+        guard let data = try? Data(contentsOf: folder.appendingPathComponent("decodes.json")),
+            let file = try? JSONDecoder().decode(File.self, from: data)
+        else { return [] }
+        return file.cases
+    }()
+
+    /// A sample of `samples/<name>.json` (copied from the shared acceptance set).
+    struct Sample: Decodable, CustomTestStringConvertible, Sendable {
+        let id: String
+        let ids: [Int]
+        let text: String
+        let expected_text: String
+        let tokenizer: String?
+        let expected_calls: [Call]
+        var testDescription: String { id }
+
+        struct Call: Decodable, Sendable {
+            let name: String
+            let arguments: AnyJSON
+        }
+
+        /// The fixture file: the "with markers" tokenizers are supersets of the plain ones
+        /// (same vocabulary and decoder, two added tokens), so every sample uses them.
+        var tokenizerFile: String {
+            id.hasPrefix("gpt2/") ? "gpt2-with-markers.tokenizer.json" : "llama-with-markers.tokenizer.json"
+        }
+    }
+
+    static let samples: [Sample] = {
+        struct File: Decodable { let samples: [Sample] }
+        var out: [Sample] = []
+        for name in ["gpt2", "llama"] {
+            guard let data = try? Data(contentsOf: folder.appendingPathComponent("samples/\(name).json")),
+                let file = try? JSONDecoder().decode(File.self, from: data)
+            else { continue }
+            out += file.samples
+        }
+        return out
+    }()
+}
+
+/// Any JSON value, kept as its text so that it can be read with `JSONValue.parse`.
+struct AnyJSON: Decodable, Sendable {
+    let value: JSONValue
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        value = try AnyJSON.read(c)
+    }
+
+    private static func read(_ c: any SingleValueDecodingContainer) throws -> JSONValue {
+        if c.decodeNil() { return .null }
+        if let b = try? c.decode(Bool.self) { return .bool(b) }
+        if let i = try? c.decode(Int.self) { return .number(String(i)) }
+        if let d = try? c.decode(Double.self) { return .number(String(d)) }
+        if let s = try? c.decode(String.self) { return .string(s) }
+        if let a = try? c.decode([AnyJSON].self) { return .array(a.map(\.value)) }
+        let o = try c.decode([String: AnyJSON].self)
+        return .object(o.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value.value) })
+    }
+}
+
+/// Order-insensitive comparison of objects (the expected calls come through a dictionary).
+func sameJSON(_ a: JSONValue, _ b: JSONValue) -> Bool {
+    switch (a, b) {
+    case (.object(let x), .object(let y)):
+        guard x.count == y.count else { return false }
+        for (k, v) in x {
+            guard let w = y.first(where: { $0.key == k })?.value, sameJSON(v, w) else { return false }
+        }
+        return true
+    case (.array(let x), .array(let y)):
+        return x.count == y.count && zip(x, y).allSatisfy { sameJSON($0, $1) }
+    default:
+        return a == b
+    }
+}
