@@ -97,10 +97,10 @@ struct ToolCallBench {
             let n = w.input.count
             while i < n {
                 let e = min(n, i + chunk)
-                events += decoder.feed(w.input[i..<e])
+                decoder.feed(w.input[i..<e], into: &events)
                 i = e
             }
-            events += decoder.finish()
+            decoder.finish(into: &events)
             total += clock.now - start
             let check = verify(events, w)
             if let problem = check.problem {
@@ -115,12 +115,20 @@ struct ToolCallBench {
 
     /// The result check: the expected calls came out and the text is intact.
     static func verify(_ events: [ToolCallEvent], _ w: Workload) -> (problem: String?, calls: Int) {
-        var text: [UInt8] = []
+        var textLength = 0
+        var textMatches = true
         var names: [String] = []
         var argument: String?
         for e in events {
             switch e {
-            case .text(let t, _): text += Array(t.utf8)
+            case .text(let t):
+                // Compare in place (memcmp), so the check costs little per byte.
+                let n = t.utf8.count
+                if textMatches {
+                    textMatches = textLength + n <= w.expectedText.count
+                        && Self.equal(t, w.expectedText, at: textLength)
+                }
+                textLength += n
             case .toolCall(let c):
                 names.append(c.name)
                 if w.expectedArgument != nil { argument = c.arguments["content"]?.stringValue }
@@ -129,9 +137,20 @@ struct ToolCallBench {
             }
         }
         if names != w.expectedCalls { return ("calls \(names.prefix(3)) != \(w.expectedCalls.prefix(3))", names.count) }
-        if text != w.expectedText { return ("text differs (\(text.count) vs \(w.expectedText.count) bytes)", names.count) }
+        if !textMatches || textLength != w.expectedText.count {
+            return ("text differs (\(textLength) vs \(w.expectedText.count) bytes)", names.count)
+        }
         if let want = w.expectedArgument, argument != want { return ("the argument differs", names.count) }
         return (nil, names.count)
+    }
+
+    /// Whether `t`'s bytes equal `expected[offset...]`'s first bytes.
+    static func equal(_ t: EventText, _ expected: [UInt8], at offset: Int) -> Bool {
+        unsafe t.utf8.withUnsafeBufferPointer { a in
+            unsafe expected.withUnsafeBufferPointer { b in
+                unsafe memcmp(a.baseAddress!, b.baseAddress! + offset, a.count) == 0
+            }
+        }
     }
 
     static func report(_ r: RunResult, workload w: Workload, chunk: Int, repeats: Int, json: Bool) {

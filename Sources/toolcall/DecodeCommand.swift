@@ -79,8 +79,10 @@ struct DecodeCommand {
 struct EventWriter {
     private var openAI: OpenAIChunkEncoder?
     private var out: [UInt8] = []
+    private let raw: Bool
 
     init(options: DecodeOptions) {
+        raw = options.raw
         if options.output == "openai" {
             let model = options.model.map { ModelName.of(folder: $0) } ?? "toolcall"
             openAI = OpenAIChunkEncoder(
@@ -102,7 +104,7 @@ struct EventWriter {
                 }
                 for line in encoded.diagnostics { diagnostics += line + "\n" }
             } else {
-                EventJSONEncoder.encode(e, into: &out)
+                EventJSONEncoder.encode(e, raw: raw, into: &out)
                 out.append(0x0A)
             }
         }

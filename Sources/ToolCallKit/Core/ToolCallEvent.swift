@@ -71,20 +71,40 @@ public struct RejectedToolCall: Sendable, Equatable {
     }
 }
 
+/// Text of an event, kept as the UTF-8 bytes the model wrote.
+///
+/// Decoding a `String` validates every byte, which would cost more than finding the markers;
+/// the bytes are kept as they came and the string is made only when asked for (``string``).
+/// Invalid UTF-8 stays in ``utf8`` byte for byte and becomes U+FFFD in ``string``.
+public struct EventText: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The bytes, exactly as they came.
+    public let utf8: [UInt8]
+
+    public init(utf8: [UInt8]) { self.utf8 = utf8 }
+    public init(_ string: String) { self.utf8 = Array(string.utf8) }
+    public init(stringLiteral value: String) { self.init(value) }
+
+    /// The text as a `String` (invalid bytes become U+FFFD).
+    public var string: String { String(decoding: utf8, as: UTF8.self) }
+    public var isEmpty: Bool { utf8.isEmpty }
+    public var description: String { string }
+}
+
 /// One event of a decoded stream, in source order (DESIGN.md §3).
 public enum ToolCallEvent: Sendable, Equatable {
-    /// Visible content. `raw` (with raw spans on) is the same bytes.
-    case text(String, raw: [UInt8]?)
-    /// Content of a reasoning block (with reasoning separation on).
-    case reasoning(String, raw: [UInt8]?)
+    /// Visible content. Its raw span is its own bytes.
+    case text(EventText)
+    /// Content of a reasoning block (with reasoning separation on); `raw` (with raw spans on)
+    /// also holds the block's markers.
+    case reasoning(EventText, raw: [UInt8]?)
     /// A call has begun and its name is known.
-    case toolCallStart(index: Int, id: String, name: String)
+    indirect case toolCallStart(index: Int, id: String, name: String)
     /// The next fragment of a call's arguments, as JSON text.
     case toolCallDelta(index: Int, arguments: String)
     /// A call is complete.
-    case toolCall(ToolCall)
+    indirect case toolCall(ToolCall)
     /// Markup that could not become a call.
-    case rejected(RejectedToolCall)
+    indirect case rejected(RejectedToolCall)
     /// Markup that yields no call and is no error (emitted only with raw spans on).
     case markup(raw: [UInt8])
     /// The stream has finished.
@@ -93,7 +113,8 @@ public enum ToolCallEvent: Sendable, Equatable {
     /// The input bytes this event accounts for, when it carries any.
     public var rawBytes: [UInt8]? {
         switch self {
-        case .text(_, let raw), .reasoning(_, let raw): return raw
+        case .text(let t): return t.utf8
+        case .reasoning(_, let raw): return raw
         case .toolCall(let c): return c.raw
         case .rejected(let r): return r.raw
         case .markup(let raw): return raw

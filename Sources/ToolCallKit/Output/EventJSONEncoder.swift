@@ -5,24 +5,27 @@
 /// Bytes that are not valid UTF-8 become U+FFFD here; the library's own raw spans keep them.
 public enum EventJSONEncoder {
     /// The JSON line for an event (without the newline).
-    public static func encode(_ event: ToolCallEvent) -> String {
+    ///
+    /// - Parameter raw: write the `raw` field (`--raw`); a text event's raw is its text.
+    public static func encode(_ event: ToolCallEvent, raw: Bool = true) -> String {
         var out: [UInt8] = []
-        encode(event, into: &out)
+        encode(event, raw: raw, into: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
     /// Appends the JSON line for an event (without the newline) to `out`.
-    public static func encode(_ event: ToolCallEvent, into out: inout [UInt8]) {
+    public static func encode(_ event: ToolCallEvent, raw: Bool = true, into out: inout [UInt8]) {
         var w = ObjectWriter(out: out)
         switch event {
-        case .text(let text, let raw):
+        case .text(let text):
             w.field("type", "text")
-            w.field("text", text)
-            if let raw { w.field("raw", raw) }
-        case .reasoning(let text, let raw):
+            let s = text.string
+            w.field("text", s)
+            if raw { w.field("raw", s) }
+        case .reasoning(let text, let rawBytes):
             w.field("type", "reasoning")
-            w.field("text", text)
-            if let raw { w.field("raw", raw) }
+            w.field("text", text.string)
+            if let rawBytes { w.field("raw", rawBytes) }
         case .toolCallStart(let index, let id, let name):
             w.field("type", "tool_call_start")
             w.field("index", index)
@@ -38,7 +41,7 @@ public enum EventJSONEncoder {
             w.field("id", call.id)
             w.field("name", call.name)
             w.field("arguments", call.arguments)
-            if let raw = call.raw { w.field("raw", raw) }
+            if let r = call.raw { w.field("raw", r) }
         case .rejected(let r):
             w.field("type", "rejected")
             w.field("reason", r.reason.rawValue)

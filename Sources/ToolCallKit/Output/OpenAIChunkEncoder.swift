@@ -48,12 +48,12 @@ public struct OpenAIChunkEncoder: Sendable {
     public mutating func encode(_ event: ToolCallEvent) -> Output {
         var out = Output()
         switch event {
-        case .text(let t, _):
+        case .text(let t):
             guard !t.isEmpty else { break }
-            out.chunks.append(chunk(delta: [(key: "content", value: .string(t))]))
+            out.chunks.append(chunk(delta: [(key: "content", value: .string(t.string))]))
         case .reasoning(let t, _):
             guard !t.isEmpty else { break }
-            out.chunks.append(chunk(delta: [(key: "reasoning_content", value: .string(t))]))
+            out.chunks.append(chunk(delta: [(key: "reasoning_content", value: .string(t.string))]))
         case .toolCallStart(let index, let id, let name):
             started.insert(index)
             let call: JSONValue = .object([

@@ -34,7 +34,11 @@ struct ByteWindow: Sendable {
     /// The bytes in an absolute range, copied.
     func bytes(_ range: Range<Int>) -> [UInt8] { Array(slice(range)) }
 
-    mutating func append(_ chunk: some Sequence<UInt8>) {
+    mutating func append(_ chunk: ArraySlice<UInt8>) {
+        storage.append(contentsOf: chunk)
+    }
+
+    mutating func append(_ chunk: [UInt8]) {
         storage.append(contentsOf: chunk)
     }
 

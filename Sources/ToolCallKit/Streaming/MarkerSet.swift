@@ -1,5 +1,11 @@
 // ToolCallKit — finding literal markers in a byte window, across chunk boundaries.
 
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 /// A set of literal byte strings, searched for together.
 ///
 /// The search looks only at bytes that can begin a marker (a 256-bit class), then compares.
@@ -21,6 +27,9 @@ struct MarkerSet: Sendable {
     private var firstBytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
     /// When every marker starts with the same byte, that byte (a faster search).
     private let soleFirst: UInt8?
+    /// The distinct first bytes, and each repeated in all 8 bytes of a word (for SWAR).
+    private let firstList: [UInt8]
+    private let firstPatterns: [UInt64]
     /// The longest marker's length.
     let maxLength: Int
 
@@ -38,6 +47,8 @@ struct MarkerSet: Sendable {
             }
         }
         soleFirst = firsts.count == 1 ? firsts.first : nil
+        firstList = firsts.sorted()
+        firstPatterns = firstList.map { UInt64($0) &* 0x0101_0101_0101_0101 }
         maxLength = markers.map(\.count).max() ?? 0
     }
 
@@ -56,16 +67,42 @@ struct MarkerSet: Sendable {
     }
 
     /// The first position in `[from, end)` whose byte can begin a marker, or `end`.
+    ///
+    /// The hot loop of the text scanner: `memchr` (vectorized) when every marker starts with
+    /// the same byte, otherwise 8 bytes at a time (SWAR) over the few distinct first bytes.
     @inline(__always)
-    func nextCandidate(_ span: Span<UInt8>, base: Int, from: Int, end: Int) -> Int {
-        var i = from - base
-        let e = end - base
-        if let x = soleFirst {
-            while i < e && span[i] != x { i += 1 }
-        } else {
-            while i < e && !canBegin(span[i]) { i += 1 }
+    func nextCandidate(_ w: ByteWindow, from: Int, end: Int) -> Int {
+        guard from < end else { return end }
+        let base = w.base
+        return unsafe w.storage.withUnsafeBufferPointer { buf -> Int in
+            let start = unsafe buf.baseAddress! + (from - base)
+            let count = end - from
+            if let x = soleFirst {
+                guard let hit = unsafe memchr(start, Int32(x), count) else { return end }
+                return from + (unsafe UnsafeRawPointer(hit) - UnsafeRawPointer(start))
+            }
+            var i = 0
+            if firstList.count <= 4 {
+                // SWAR: a byte equal to b makes (v ^ b*0x01..) have a zero byte.
+                let lows: UInt64 = 0x0101_0101_0101_0101
+                let highs: UInt64 = 0x8080_8080_8080_8080
+                while i + 8 <= count {
+                    let v = unsafe UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self)
+                    var found: UInt64 = 0
+                    for pattern in firstPatterns {
+                        let x = v ^ pattern
+                        found |= (x &- lows) & ~x & highs
+                    }
+                    if found != 0 { break }
+                    i += 8
+                }
+            }
+            while i < count {
+                if canBegin(unsafe start[i]) { return from + i }
+                i += 1
+            }
+            return end
         }
-        return i + base
     }
 
     /// Searches `[from, end)` for the first marker (or marker prefix at the end).
@@ -81,7 +118,7 @@ struct MarkerSet: Sendable {
         let base = w.base
         var i = from
         while i < end {
-            i = nextCandidate(span, base: base, from: i, end: end)
+            i = nextCandidate(w, from: i, end: end)
             if i >= end { break }
             var best: Int? = nil
             var partial = false

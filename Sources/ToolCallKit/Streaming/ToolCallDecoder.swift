@@ -76,7 +76,12 @@ public struct ToolCallDecoder: Sendable {
     public let options: Options
 
     private var grammar: any CallGrammar
-    private let markerSet: MarkerSet
+    /// The markers that can match before any visible text (all whose condition can hold), and
+    /// after it (those that hold anywhere); each with its indexes into `markers`.
+    private let startSet: MarkerSet
+    private let startIndexes: [Int]
+    private let laterSet: MarkerSet
+    private let laterIndexes: [Int]
     private let markers: [Marker]
     private let context: GrammarContext
     private var window = ByteWindow()
@@ -124,7 +129,29 @@ public struct ToolCallDecoder: Sendable {
         }
         self.reasoningCloseCount = syntax.pairs.count
         self.markers = markers
-        self.markerSet = MarkerSet(markers.map(\.bytes))
+        var startIndexes: [Int] = []
+        var laterIndexes: [Int] = []
+        for (k, m) in markers.enumerated() {
+            switch m.condition {
+            case .always:
+                startIndexes.append(k)
+                laterIndexes.append(k)
+            case .whenToolsDeclared:
+                if tools != nil {
+                    startIndexes.append(k)
+                    laterIndexes.append(k)
+                }
+            case .atStart:
+                startIndexes.append(k)
+            case .atStartOrWhenToolsDeclared:
+                startIndexes.append(k)
+                if tools != nil { laterIndexes.append(k) }
+            }
+        }
+        self.startSet = MarkerSet(startIndexes.map { markers[$0].bytes })
+        self.startIndexes = startIndexes
+        self.laterSet = MarkerSet(laterIndexes.map { markers[$0].bytes })
+        self.laterIndexes = laterIndexes
         if options.reasoningOpen { self.mode = .reasoning(pair: nil) }
         self.ids = CallIDGenerator(seed: options.idSeed)
     }
@@ -133,18 +160,50 @@ public struct ToolCallDecoder: Sendable {
     ///
     /// - Parameter chunk: the bytes, in any chunking.
     /// - Returns: the events these bytes completed, in source order.
-    public mutating func feed(_ chunk: some Collection<UInt8>) -> [ToolCallEvent] {
+    public mutating func feed(_ chunk: ArraySlice<UInt8>) -> [ToolCallEvent] {
+        var out: [ToolCallEvent] = []
+        feed(chunk, into: &out)
+        return out
+    }
+
+    /// Consumes the next chunk of the stream.
+    public mutating func feed(_ chunk: [UInt8]) -> [ToolCallEvent] { feed(chunk[...]) }
+
+    /// Consumes the next chunk of the stream (any collection of bytes; arrays and slices take
+    /// the faster concrete overloads).
+    public mutating func feed(_ chunk: some Collection<UInt8>) -> [ToolCallEvent] { feed(ArraySlice(chunk)) }
+
+    /// Consumes the next chunk and appends its events to `out`.
+    ///
+    /// The allocation-free form for servers: reuse one array across chunks
+    /// (`out.removeAll(keepingCapacity: true)` after handling it).
+    ///
+    /// - Parameters:
+    ///   - chunk: the bytes, in any chunking.
+    ///   - out: where the events these bytes completed are appended, in source order.
+    public mutating func feed(_ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) {
         precondition(!isFinished, "feed(_:) after finish()")
-        guard !chunk.isEmpty else { return [] }
+        guard !chunk.isEmpty else { return }
+        // Events are appended straight into the caller's array.
+        swap(&events, &out)
+        defer { swap(&events, &out) }
         window.append(chunk)
         run(isFinal: false)
         compact()
-        return takeEvents()
     }
 
     /// Ends the stream: flushes held-back text, settles an open call and emits `end`.
     public mutating func finish() -> [ToolCallEvent] {
-        guard !isFinished else { return [] }
+        var out: [ToolCallEvent] = []
+        finish(into: &out)
+        return out
+    }
+
+    /// Ends the stream, appending the last events to `out`.
+    public mutating func finish(into out: inout [ToolCallEvent]) {
+        guard !isFinished else { return }
+        swap(&events, &out)
+        defer { swap(&events, &out) }
         run(isFinal: true)
         switch mode {
         case .frame:
@@ -164,7 +223,6 @@ public struct ToolCallDecoder: Sendable {
         if cut < window.received { emitText(upTo: window.received) }
         mode = .finished
         events.append(.end(toolCalls: accepted, rejected: rejectedCount, bytes: window.received))
-        return takeEvents()
     }
 
     /// The texts of the format's markers (start markers and stray end markers), for layers
@@ -181,12 +239,6 @@ public struct ToolCallDecoder: Sendable {
     private var isFinished: Bool {
         if case .finished = mode { return true }
         return false
-    }
-
-    private mutating func takeEvents() -> [ToolCallEvent] {
-        let out = events
-        events.removeAll(keepingCapacity: true)
-        return out
     }
 
     /// Drops the bytes every event has accounted for.
@@ -238,8 +290,25 @@ public struct ToolCallDecoder: Sendable {
     /// Scans text for a marker; returns true when a frame began (the loop goes on).
     private mutating func scanText(isFinal: Bool) -> Bool {
         let end = window.received
-        let match = markerSet.search(window, from: cut, end: end, isFinal: isFinal) { k, at in
-            self.markerAllowed(k, at: at)
+        var match: MarkerSet.Match
+        if sawVisibleText {
+            match = laterSet.search(window, from: cut, end: end, isFinal: isFinal)
+            if case .found(let k, let at) = match { match = .found(index: laterIndexes[k], at: at) }
+        } else {
+            // Markers that count only at the start of the output: before the first visible byte.
+            var firstVisible = cut
+            while firstVisible < end && JSONReader.isSpace(window[firstVisible]) { firstVisible += 1 }
+            let markers = self.markers
+            let startIndexes = self.startIndexes
+            let hasTools = tools != nil
+            match = startSet.search(window, from: cut, end: end, isFinal: isFinal) { k, at in
+                switch markers[startIndexes[k]].condition {
+                case .always, .whenToolsDeclared: return true
+                case .atStart: return at <= firstVisible
+                case .atStartOrWhenToolsDeclared: return hasTools || at <= firstVisible
+                }
+            }
+            if case .found(let k, let at) = match { match = .found(index: startIndexes[k], at: at) }
         }
         switch match {
         case .none:
@@ -298,15 +367,6 @@ public struct ToolCallDecoder: Sendable {
                 mode = .text
                 return true
             }
-        }
-    }
-
-    private func markerAllowed(_ k: Int, at: Int) -> Bool {
-        switch markers[k].condition {
-        case .always: return true
-        case .whenToolsDeclared: return tools != nil
-        case .atStart: return isAtStart(at)
-        case .atStartOrWhenToolsDeclared: return tools != nil || isAtStart(at)
         }
     }
 
@@ -467,8 +527,7 @@ public struct ToolCallDecoder: Sendable {
         if !sawVisibleText {
             sawVisibleText = slice.contains { !JSONReader.isSpace($0) }
         }
-        let text = String(decoding: slice, as: UTF8.self)
-        events.append(.text(text, raw: options.rawSpans ? Array(slice) : nil))
+        events.append(.text(EventText(utf8: Array(slice))))
         cut = end
     }
 
@@ -479,8 +538,8 @@ public struct ToolCallDecoder: Sendable {
         let textStart = max(cut, reasoningTextStart)
         // An open marker alone waits for text or its close, unless the stream ends.
         guard rawEnd > cut, end > textStart || rawEnd > end || final else { return }
-        let text = end > textStart ? String(decoding: window.slice(textStart..<end), as: UTF8.self) : ""
-        events.append(.reasoning(text, raw: options.rawSpans ? window.bytes(cut..<rawEnd) : nil))
+        let text = end > textStart ? window.bytes(textStart..<end) : []
+        events.append(.reasoning(EventText(utf8: text), raw: options.rawSpans ? window.bytes(cut..<rawEnd) : nil))
         cut = rawEnd
     }
 

@@ -406,7 +406,7 @@ extension JSONValue {
     /// - Throws: ``ParseError`` naming the first offending byte.
     public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 512) throws(ParseError) -> JSONValue {
         var w = ByteWindow()
-        w.append(bytes)
+        w.append(Array(bytes))
         var reader = JSONReader(maxDepth: maxDepth)
         var pos = 0
         var value: JSONValue?

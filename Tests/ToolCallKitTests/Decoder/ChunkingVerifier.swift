@@ -13,8 +13,9 @@ import Testing
 struct ChunkingVerifier {
     /// A normalized event: what must agree across chunkings.
     enum Normalized: Equatable, CustomStringConvertible {
-        case text(String)
-        case reasoning(String)
+        /// Merged text, as bytes (decoded once, so a merge never changes U+FFFD repair).
+        case text([UInt8])
+        case reasoning([UInt8])
         case start(index: Int, id: String, name: String)
         case arguments(index: Int, json: String)
         case call(index: Int, id: String, name: String, arguments: JSONValue)
@@ -24,8 +25,8 @@ struct ChunkingVerifier {
 
         var description: String {
             switch self {
-            case .text(let t): return "text(\(t.debugDescription))"
-            case .reasoning(let t): return "reasoning(\(t.debugDescription))"
+            case .text(let t): return "text(\(String(decoding: t, as: UTF8.self).debugDescription))"
+            case .reasoning(let t): return "reasoning(\(String(decoding: t, as: UTF8.self).debugDescription))"
             case .start(let i, _, let n): return "start(\(i), \(n))"
             case .arguments(let i, let j): return "deltas(\(i), \(j))"
             case .call(let i, _, let n, let a): return "call(\(i), \(n), \(a.jsonText))"
@@ -69,13 +70,13 @@ struct ChunkingVerifier {
             #expect(!ended, "[\(label)] event after end", sourceLocation: sourceLocation)
             if let r = e.rawBytes { raw += r }
             switch e {
-            case .text(let t, let r):
-                if let r, raw.count < input.count {
-                    #expect(UTF8Boundary.endsCleanly(r), "[\(label)] text ends inside UTF-8: \(r)", sourceLocation: sourceLocation)
+            case .text(let t):
+                if raw.count < input.count {
+                    #expect(UTF8Boundary.endsCleanly(t.utf8), "[\(label)] text ends inside UTF-8: \(t.utf8)", sourceLocation: sourceLocation)
                 }
-                if case .text(let prev)? = out.last { out[out.count - 1] = .text(prev + t) } else { out.append(.text(t)) }
+                if case .text(let prev)? = out.last { out[out.count - 1] = .text(prev + t.utf8) } else { out.append(.text(t.utf8)) }
             case .reasoning(let t, _):
-                if case .reasoning(let prev)? = out.last { out[out.count - 1] = .reasoning(prev + t) } else { out.append(.reasoning(t)) }
+                if case .reasoning(let prev)? = out.last { out[out.count - 1] = .reasoning(prev + t.utf8) } else { out.append(.reasoning(t.utf8)) }
             case .toolCallStart(let index, let id, let name):
                 #expect(index == nextIndex, "[\(label)] start index \(index), expected \(nextIndex)", sourceLocation: sourceLocation)
                 nextIndex = index + 1

@@ -90,8 +90,8 @@ func expectEvents(_ actual: [ChunkingVerifier.Normalized], match expected: [JSON
         let type = e["type"]?.stringValue ?? "?"
         var ok = true
         switch a {
-        case .text(let t): ok = type == "text" && e["text"]?.stringValue == t
-        case .reasoning(let t): ok = type == "reasoning" && e["text"]?.stringValue == t
+        case .text(let t): ok = type == "text" && e["text"]?.stringValue == String(decoding: t, as: UTF8.self)
+        case .reasoning(let t): ok = type == "reasoning" && e["text"]?.stringValue == String(decoding: t, as: UTF8.self)
         case .call(let index, let id, let name, let arguments):
             ok = type == "tool_call" && e["name"]?.stringValue == name
             if let x = e["arguments"] { ok = ok && x == arguments }

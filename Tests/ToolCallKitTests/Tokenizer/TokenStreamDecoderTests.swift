@@ -24,7 +24,7 @@ struct TokenStreamDecoderTests {
         for e in events {
             raw += e.rawBytes ?? []
             switch e {
-            case .text(let s, _): text += s
+            case .text(let s): text += s.string
             case .toolCall(let c): calls.append(c)
             case .rejected: rejected += 1
             default: break
@@ -104,7 +104,7 @@ struct TokenStreamDecoderTests {
         }
         events += try d.feed([0x21])
         events += d.finish()
-        let text = events.compactMap { if case .text(let s, _) = $0 { s } else { nil } }.joined()
+        let text = events.compactMap { if case .text(let s) = $0 { s.string } else { nil } }.joined()
         #expect(text == "H!")
     }
 }
