@@ -123,7 +123,7 @@ struct ToolCallBench {
             switch e {
             case .text(let t):
                 // Compare in place (memcmp), so the check costs little per byte.
-                let n = t.utf8.count
+                let n = t.utf8Count
                 if textMatches {
                     textMatches = textLength + n <= w.expectedText.count
                         && Self.equal(t, w.expectedText, at: textLength)
@@ -146,9 +146,10 @@ struct ToolCallBench {
 
     /// Whether `t`'s bytes equal `expected[offset...]`'s first bytes.
     static func equal(_ t: EventText, _ expected: [UInt8], at offset: Int) -> Bool {
-        unsafe t.utf8.withUnsafeBufferPointer { a in
-            unsafe expected.withUnsafeBufferPointer { b in
-                unsafe memcmp(a.baseAddress!, b.baseAddress! + offset, a.count) == 0
+        unsafe t.withUnsafeBytes { a in
+            unsafe expected.withUnsafeBytes { b in
+                if a.count == 0 { return true }
+                return unsafe memcmp(a.baseAddress!, b.baseAddress! + offset, a.count) == 0
             }
         }
     }

@@ -73,21 +73,86 @@ public struct RejectedToolCall: Sendable, Equatable {
 
 /// Text of an event, kept as the UTF-8 bytes the model wrote.
 ///
-/// Decoding a `String` validates every byte, which would cost more than finding the markers;
-/// the bytes are kept as they came and the string is made only when asked for (``string``).
-/// Invalid UTF-8 stays in ``utf8`` byte for byte and becomes U+FFFD in ``string``.
+/// Decoding a `String` validates every byte, which would cost more than finding the markers,
+/// and a small array costs an allocation; so the bytes are kept as they came (up to 16 bytes
+/// inline, the common case when a server feeds a few bytes at a time; longer text in an array)
+/// and the string is made only when asked for (``string``). Invalid UTF-8 stays in ``utf8``
+/// byte for byte and becomes U+FFFD in ``string``.
 public struct EventText: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
-    /// The bytes, exactly as they came.
-    public let utf8: [UInt8]
+    private enum Storage: Sendable, Hashable {
+        /// Up to 16 bytes in two words (little-endian byte order), and their count.
+        case inline(UInt64, UInt64, count: UInt8)
+        case bytes([UInt8])
+    }
 
-    public init(utf8: [UInt8]) { self.utf8 = utf8 }
-    public init(_ string: String) { self.utf8 = Array(string.utf8) }
+    private let storage: Storage
+
+    public init(utf8: [UInt8]) { storage = .bytes(utf8) }
+    public init(_ string: String) { storage = .bytes(Array(string.utf8)) }
     public init(stringLiteral value: String) { self.init(value) }
+
+    /// Text from a slice of the input: inline when short, else copied to an array.
+    init(_ slice: ArraySlice<UInt8>) {
+        let n = slice.count
+        guard n <= 16 else {
+            storage = .bytes(Array(slice))
+            return
+        }
+        var lo: UInt64 = 0
+        var hi: UInt64 = 0
+        var shift: UInt64 = 0
+        var i = slice.startIndex
+        for k in 0..<n {
+            if k == 8 { shift = 0 }
+            if k < 8 { lo |= UInt64(slice[i]) << shift } else { hi |= UInt64(slice[i]) << shift }
+            shift += 8
+            i += 1
+        }
+        storage = .inline(lo, hi, count: UInt8(n))
+    }
+
+    /// The bytes, exactly as they came.
+    public var utf8: [UInt8] {
+        switch storage {
+        case .inline(let lo, let hi, let count):
+            var out: [UInt8] = []
+            out.reserveCapacity(Int(count))
+            for k in 0..<Int(count) {
+                out.append(UInt8(truncatingIfNeeded: (k < 8 ? lo : hi) >> UInt64((k & 7) * 8)))
+            }
+            return out
+        case .bytes(let b): return b
+        }
+    }
+
+    /// The number of bytes.
+    public var utf8Count: Int {
+        switch storage {
+        case .inline(_, _, let count): return Int(count)
+        case .bytes(let b): return b.count
+        }
+    }
+
+    /// Calls `body` with the bytes, without allocating.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        switch storage {
+        case .inline(let lo, let hi, let count):
+            let words = (lo.littleEndian, hi.littleEndian)
+            return try unsafe Swift.withUnsafeBytes(of: words) { raw in
+                try unsafe body(UnsafeRawBufferPointer(rebasing: unsafe raw[0..<Int(count)]))
+            }
+        case .bytes(let b): return try unsafe b.withUnsafeBytes { try unsafe body($0) }
+        }
+    }
 
     /// The text as a `String` (invalid bytes become U+FFFD).
     public var string: String { String(decoding: utf8, as: UTF8.self) }
-    public var isEmpty: Bool { utf8.isEmpty }
+
+    public var isEmpty: Bool { utf8Count == 0 }
     public var description: String { string }
+
+    public static func == (a: EventText, b: EventText) -> Bool { a.utf8 == b.utf8 }
+    public func hash(into h: inout Hasher) { h.combine(utf8) }
 }
 
 /// One event of a decoded stream, in source order (DESIGN.md §3).

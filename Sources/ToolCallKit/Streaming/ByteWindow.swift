@@ -90,6 +90,38 @@ enum UTF8Boundary {
         return end
     }
 
+    /// Whether `bytes` is well-formed UTF-8 (Unicode Table 3-7).
+    static func isValid(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var i = bytes.startIndex
+        let end = bytes.endIndex
+        while i < end {
+            let b0 = bytes[i]
+            if b0 < 0x80 {
+                i += 1
+                continue
+            }
+            let n: Int
+            var lo: UInt8 = 0x80
+            var hi: UInt8 = 0xBF
+            switch b0 {
+            case 0xC2...0xDF: n = 2
+            case 0xE0: n = 3; lo = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: n = 3
+            case 0xED: n = 3; hi = 0x9F
+            case 0xF0: n = 4; lo = 0x90
+            case 0xF1...0xF3: n = 4
+            case 0xF4: n = 4; hi = 0x8F
+            default: return false
+            }
+            guard end - i >= n else { return false }
+            let b1 = bytes[i + 1]
+            guard b1 >= lo && b1 <= hi else { return false }
+            for k in 2..<max(2, n) where bytes[i + k] & 0xC0 != 0x80 { return false }
+            i += n
+        }
+        return true
+    }
+
     /// Whether the `have` bytes at `lead` are a prefix of some valid UTF-8 sequence.
     private static func validPrefix(_ w: ByteWindow, lead: Int, have: Int) -> Bool {
         let b0 = w[lead]

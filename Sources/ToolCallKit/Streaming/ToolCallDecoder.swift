@@ -527,7 +527,7 @@ public struct ToolCallDecoder: Sendable {
         if !sawVisibleText {
             sawVisibleText = slice.contains { !JSONReader.isSpace($0) }
         }
-        events.append(.text(EventText(utf8: Array(slice))))
+        events.append(.text(EventText(slice)))
         cut = end
     }
 
@@ -538,8 +538,8 @@ public struct ToolCallDecoder: Sendable {
         let textStart = max(cut, reasoningTextStart)
         // An open marker alone waits for text or its close, unless the stream ends.
         guard rawEnd > cut, end > textStart || rawEnd > end || final else { return }
-        let text = end > textStart ? window.bytes(textStart..<end) : []
-        events.append(.reasoning(EventText(utf8: text), raw: options.rawSpans ? window.bytes(cut..<rawEnd) : nil))
+        let text = EventText(end > textStart ? window.slice(textStart..<end) : [])
+        events.append(.reasoning(text, raw: options.rawSpans ? window.bytes(cut..<rawEnd) : nil))
         cut = rawEnd
     }
 
