@@ -63,6 +63,8 @@ struct SchemaCompiler {
             node.types = t
             node.typeNames.append("null")
         }
+        node.requiredSlot = node.propertyOrder.map { node.required.firstIndex(of: $0) ?? -1 }
+        node.requiredUndeclared = node.required.contains { node.properties[$0] == nil }
         if node.additionalForbidden && s["patternProperties"] == nil {
             for name in node.required where node.properties[name] == nil {
                 throw SchemaError(
@@ -102,7 +104,8 @@ struct SchemaCompiler {
         case "properties":
             guard case .object(let props) = value else { throw fail("properties must be an object") }
             for (name, sub) in props {
-                node.properties[name] = try compile(sub, at: here + "/" + Self.escape(name))
+                node.properties[name] = node.propertyOrder.count
+                node.propertyNodes.append(try compile(sub, at: here + "/" + Self.escape(name)))
                 node.propertyOrder.append(name)
             }
         case "required":
@@ -136,6 +139,8 @@ struct SchemaCompiler {
             guard case .array(let values) = value else { throw fail("enum must be a list") }
             node.enumValues = values
             node.enumKeys = Set(values.map(SchemaValidator.canonical))
+            let strings = values.compactMap(\.stringValue)
+            if strings.count == values.count && strings.count <= 16 { node.enumStrings = strings }
         case "const":
             node.constValue = value
         case "minimum", "maximum":

@@ -76,7 +76,8 @@ public struct SchemaValidator: Sendable {
     /// "minProperties" is not checked`), in the order they appear.
     public let warnings: [String]
 
-    let nodes: [Node]
+    /// Compiled nodes, boxed so that reading one during validation copies no arrays.
+    let nodes: [CompiledNode]
     let patterns: [PCRE2Regex]
     let root: Int
 
@@ -100,7 +101,7 @@ public struct SchemaValidator: Sendable {
         let root = try c.compile(schema, at: "#")
         try c.checkCycles()
         self.schema = schema
-        self.nodes = c.nodes
+        self.nodes = c.nodes.map(CompiledNode.init)
         self.patterns = c.patterns
         self.warnings = c.warnings
         self.root = root
@@ -160,7 +161,7 @@ extension SchemaValidator {
             case .string: return contains(.string)
             case .number(let t):
                 if contains(.number) { return true }
-                return contains(.integer) && (ExactNumber(t)?.isInteger ?? false)
+                return contains(.integer) && (Int64(t) != nil || ExactNumber(t)?.isInteger ?? false)
             }
         }
     }
@@ -169,6 +170,28 @@ extension SchemaValidator {
     struct Bound: Sendable {
         var value: ExactNumber
         var exclusive: Bool
+        /// The bound as an `Int64`, when it is one (the common case, compared without parsing).
+        var int: Int64?
+
+        init(value: ExactNumber, exclusive: Bool) {
+            self.value = value
+            self.exclusive = exclusive
+            self.int = Int64(value.text)
+        }
+
+        /// -1, 0 or 1 as `x` (an `Int64` when `xi` is set) is below, at or above the bound.
+        func compare(_ xi: Int64?, _ text: String, _ exact: inout ExactNumber?) -> Int {
+            if let xi, let int { return xi < int ? -1 : (xi == int ? 0 : 1) }
+            if exact == nil { exact = ExactNumber(text) }
+            guard let x = exact else { return 0 }
+            return ExactNumber.compare(x, value)
+        }
+    }
+
+    /// An immutable, shared ``Node``.
+    final class CompiledNode: Sendable {
+        let n: Node
+        init(_ n: Node) { self.n = n }
     }
 
     /// One compiled schema; children are indexes into ``nodes``.
@@ -183,6 +206,8 @@ extension SchemaValidator {
         var nullable = false
         var enumValues: [JSONValue]?
         var enumKeys: Set<String> = []
+        /// A short enum of strings only: compared directly, without canonical keys.
+        var enumStrings: [String]?
         var constValue: JSONValue?
         var lower: [Bound] = []
         var upper: [Bound] = []
@@ -195,9 +220,16 @@ extension SchemaValidator {
         var uniqueItems = false
         var prefixItems: [Int] = []
         var items: Int?
+        /// Property name → its position in ``propertyOrder``.
         var properties: [String: Int] = [:]
         var propertyOrder: [String] = []
+        /// The schema of each property, by position.
+        var propertyNodes: [Int] = []
         var required: [String] = []
+        /// For each property position, its position in ``required`` (or -1).
+        var requiredSlot: [Int] = []
+        /// Whether `required` names a property that `properties` does not declare.
+        var requiredUndeclared = false
         /// `additionalProperties`: nil allows anything; a node index checks it.
         var additional: Int?
         var additionalForbidden = false
@@ -266,21 +298,21 @@ private struct ValidationRun {
 extension SchemaValidator {
     private func check(_ n: Int, _ v: JSONValue, _ run: inout ValidationRun) {
         let node = nodes[n]
-        if node.isFalse {
+        if node.n.isFalse {
             run.add("no value (the schema is false)", v)
             return
         }
-        if node.nullable, case .null = v { return }
-        if let ref = node.ref { check(ref, v, &run) }
-        if let types = node.types, !types.admits(v) {
-            let names = node.typeNames
+        if node.n.nullable, case .null = v { return }
+        if let ref = node.n.ref { check(ref, v, &run) }
+        if let types = node.n.types, !types.admits(v) {
+            let names = node.n.typeNames
             run.add(names.count == 1 ? names[0] : "one of " + names.joined(separator: ", "), v, isType: true)
             return
         }
-        if let values = node.enumValues, !node.enumKeys.contains(Self.canonical(v)) {
+        if let values = node.n.enumValues, !enumContains(node.n, v) {
             run.add("one of [" + values.map { Self.render($0, limit: .max) }.joined(separator: ", ") + "]", v)
         }
-        if let c = node.constValue, Self.canonical(c) != Self.canonical(v) {
+        if let c = node.n.constValue, Self.canonical(c) != Self.canonical(v) {
             run.add(Self.render(c, limit: .max), v)
         }
         switch v {
@@ -295,10 +327,10 @@ extension SchemaValidator {
         case .null, .bool:
             break
         }
-        if !node.anyOf.isEmpty { checkAlternatives(node.anyOf, keyword: "anyOf", exactlyOne: false, v, &run) }
-        if !node.oneOf.isEmpty { checkAlternatives(node.oneOf, keyword: "oneOf", exactlyOne: true, v, &run) }
-        for k in node.allOf { check(k, v, &run) }
-        if let not = node.not {
+        if !node.n.anyOf.isEmpty { checkAlternatives(node.n.anyOf, keyword: "anyOf", exactlyOne: false, v, &run) }
+        if !node.n.oneOf.isEmpty { checkAlternatives(node.n.oneOf, keyword: "oneOf", exactlyOne: true, v, &run) }
+        for k in node.n.allOf { check(k, v, &run) }
+        if let not = node.n.not {
             var sub = ValidationRun(path: run.path)
             check(not, v, &sub)
             if sub.out.isEmpty {
@@ -307,49 +339,65 @@ extension SchemaValidator {
         }
     }
 
-    private func checkNumber(_ node: Node, _ t: String, _ v: JSONValue, _ run: inout ValidationRun) {
-        guard !node.lower.isEmpty || !node.upper.isEmpty || node.multipleOf != nil, let x = ExactNumber(t) else { return }
-        for b in node.lower {
-            let c = ExactNumber.compare(x, b.value)
+    private func checkNumber(_ node: CompiledNode, _ t: String, _ v: JSONValue, _ run: inout ValidationRun) {
+        guard !node.n.lower.isEmpty || !node.n.upper.isEmpty || node.n.multipleOf != nil else { return }
+        // Integers that fit 64 bits are compared as such; anything else exactly from its digits.
+        let xi = Int64(t)
+        var exact: ExactNumber? = nil
+        for b in node.n.lower {
+            let c = b.compare(xi, t, &exact)
             if c < 0 || (b.exclusive && c == 0) {
                 run.add((b.exclusive ? "more than " : "at least ") + b.value.text, v)
             }
         }
-        for b in node.upper {
-            let c = ExactNumber.compare(x, b.value)
+        for b in node.n.upper {
+            let c = b.compare(xi, t, &exact)
             if c > 0 || (b.exclusive && c == 0) {
                 run.add((b.exclusive ? "less than " : "at most ") + b.value.text, v)
             }
         }
-        if let m = node.multipleOf, !x.isMultiple(of: m) {
-            run.add("a multiple of \(m.text)", v)
+        if let m = node.n.multipleOf {
+            let ok: Bool
+            if let xi, let mi = Int64(m.text) {
+                ok = xi % mi == 0
+            } else {
+                if exact == nil { exact = ExactNumber(t) }
+                ok = exact?.isMultiple(of: m) ?? true
+            }
+            if !ok { run.add("a multiple of \(m.text)", v) }
         }
     }
 
-    private func checkString(_ node: Node, _ s: String, _ v: JSONValue, _ run: inout ValidationRun) {
-        if node.minLength != nil || node.maxLength != nil {
+    private func checkString(_ node: CompiledNode, _ s: String, _ v: JSONValue, _ run: inout ValidationRun) {
+        let lo = node.n.minLength ?? 0
+        let hi = node.n.maxLength ?? .max
+        let bytes = s.utf8.count
+        // A string has between ⌈bytes / 4⌉ and `bytes` scalars: count them only when a bound
+        // falls inside that range.
+        if lo > (bytes + 3) / 4 || hi < bytes {
             let n = s.unicodeScalars.count
-            if let m = node.minLength, n < m { run.add("at least \(Self.plural(m, "character"))", v) }
-            if let m = node.maxLength, n > m { run.add("at most \(Self.plural(m, "character"))", v) }
+            if n < lo { run.add("at least \(Self.plural(lo, "character"))", v) }
+            if n > hi { run.add("at most \(Self.plural(hi, "character"))", v) }
         }
-        if let p = node.pattern {
+        if let p = node.n.pattern {
             let regex = patterns[p]
             // Match data belongs to this call alone.
             let matcher = regex.makeMatcher()
-            let pattern = "a string matching /\(regex.pattern)/"
             do {
-                if case .noMatch = try matcher.match(Array(s.utf8)) { run.add(pattern, v) }
+                if case .noMatch = try matcher.match(Array(s.utf8)) {
+                    run.add("a string matching /\(regex.pattern)/", v)
+                }
             } catch {
                 let why = error.isLimit ? "the match gave up at its limit" : "PCRE2: \(error.message)"
-                run.add("\(pattern) (\(why))", v)
+                run.add("a string matching /\(regex.pattern)/ (\(why))", v)
             }
         }
     }
 
-    private func checkArray(_ node: Node, _ items: [JSONValue], _ v: JSONValue, _ run: inout ValidationRun) {
-        if let m = node.minItems, items.count < m { run.add("at least \(Self.plural(m, "item"))", v) }
-        if let m = node.maxItems, items.count > m { run.add("at most \(Self.plural(m, "item"))", v) }
-        if node.uniqueItems && items.count > 1 {
+    private func checkArray(_ node: CompiledNode, _ items: [JSONValue], _ v: JSONValue, _ run: inout ValidationRun) {
+        if let m = node.n.minItems, items.count < m { run.add("at least \(Self.plural(m, "item"))", v) }
+        if let m = node.n.maxItems, items.count > m { run.add("at most \(Self.plural(m, "item"))", v) }
+        if node.n.uniqueItems && items.count > 1 {
             var seen: [String: Int] = [:]
             for (i, item) in items.enumerated() {
                 let key = Self.canonical(item)
@@ -362,9 +410,9 @@ extension SchemaValidator {
                 }
             }
         }
-        guard !node.prefixItems.isEmpty || node.items != nil else { return }
+        guard !node.n.prefixItems.isEmpty || node.n.items != nil else { return }
         for (i, item) in items.enumerated() {
-            let schema = i < node.prefixItems.count ? node.prefixItems[i] : node.items
+            let schema = i < node.n.prefixItems.count ? node.n.prefixItems[i] : node.n.items
             guard let schema else { continue }
             run.path.append(.index(i))
             check(schema, item, &run)
@@ -372,33 +420,52 @@ extension SchemaValidator {
         }
     }
 
-    private func checkObject(_ node: Node, _ members: [(key: String, value: JSONValue)], _ run: inout ValidationRun) {
-        let open = node.additional == nil && !node.additionalForbidden
-        if !node.properties.isEmpty || !open {
-            for (key, value) in members {
-                if let p = node.properties[key] {
+    private func enumContains(_ node: Node, _ v: JSONValue) -> Bool {
+        if let strings = node.enumStrings {
+            guard case .string(let s) = v else { return false }
+            return strings.contains(s)
+        }
+        return node.enumKeys.contains(Self.canonical(v))
+    }
+
+    private func checkObject(_ node: CompiledNode, _ members: [(key: String, value: JSONValue)], _ run: inout ValidationRun) {
+        let open = node.n.additional == nil && !node.n.additionalForbidden
+        let requiredCount = node.n.required.count
+        // Required properties seen, by position in `required` (a bit each while they fit).
+        var seenBits: UInt64 = 0
+        var seen: [Bool] = requiredCount > 64 ? Array(repeating: false, count: requiredCount) : []
+        if !node.n.properties.isEmpty || !open {
+            let order = node.n.propertyOrder
+            for (i, (key, value)) in members.enumerated() {
+                // Models mostly write keys in schema order: try the same position before hashing.
+                let position = i < order.count && order[i] == key ? i : node.n.properties[key]
+                if let position {
+                    let slot = node.n.requiredSlot[position]
+                    if slot >= 0 {
+                        if slot < 64 { seenBits |= 1 << UInt64(slot) } else { seen[slot] = true }
+                    }
                     run.path.append(.key(key))
-                    check(p, value, &run)
+                    check(node.n.propertyNodes[position], value, &run)
                     run.path.removeLast()
-                } else if let a = node.additional {
+                } else if let a = node.n.additional {
                     run.path.append(.key(key))
                     check(a, value, &run)
                     run.path.removeLast()
-                } else if node.additionalForbidden {
+                } else if node.n.additionalForbidden {
                     run.path.append(.key(key))
-                    let declared = node.propertyOrder.isEmpty ? "none" : node.propertyOrder.joined(separator: ", ")
+                    let declared = order.isEmpty ? "none" : order.joined(separator: ", ")
                     run.add("no such property (declared: \(declared))", value)
                     run.path.removeLast()
                 }
             }
         }
-        guard !node.required.isEmpty else { return }
-        var present = Set<String>()
-        if node.required.count > 4 || members.count > 8 {
-            present = Set(members.map(\.key))
-        }
-        for name in node.required {
-            let has = present.isEmpty ? members.contains { $0.key == name } : present.contains(name)
+        guard requiredCount > 0 else { return }
+        for (slot, name) in node.n.required.enumerated() {
+            var has = slot < 64 ? seenBits & (1 << UInt64(slot)) != 0 : seen[slot]
+            if !has && node.n.requiredUndeclared && node.n.properties[name] == nil {
+                // Not a declared property, so not marked above: look for it.
+                has = members.contains { $0.key == name }
+            }
             if !has {
                 run.path.append(.key(name))
                 run.add("a value (the property is required)", nil)
@@ -448,7 +515,7 @@ extension SchemaValidator {
 
     /// The schema JSON a node was compiled from (for `not` messages).
     private func schemaAt(_ n: Int) -> JSONValue {
-        SchemaCompiler.resolve(nodes[n].location, in: schema) ?? .object([])
+        SchemaCompiler.resolve(nodes[n].n.location, in: schema) ?? .object([])
     }
 
     static func plural(_ n: Int, _ word: String) -> String { n == 1 ? "1 \(word)" : "\(n) \(word)s" }
