@@ -309,7 +309,7 @@ extension SchemaValidator {
             run.add(names.count == 1 ? names[0] : "one of " + names.joined(separator: ", "), v, isType: true)
             return
         }
-        if let values = node.n.enumValues, !enumContains(node.n, v) {
+        if let values = node.n.enumValues, !enumContains(node, v) {
             run.add("one of [" + values.map { Self.render($0, limit: .max) }.joined(separator: ", ") + "]", v)
         }
         if let c = node.n.constValue, Self.canonical(c) != Self.canonical(v) {
@@ -420,12 +420,12 @@ extension SchemaValidator {
         }
     }
 
-    private func enumContains(_ node: Node, _ v: JSONValue) -> Bool {
-        if let strings = node.enumStrings {
+    private func enumContains(_ node: CompiledNode, _ v: JSONValue) -> Bool {
+        if let strings = node.n.enumStrings {
             guard case .string(let s) = v else { return false }
             return strings.contains(s)
         }
-        return node.enumKeys.contains(Self.canonical(v))
+        return node.n.enumKeys.contains(Self.canonical(v))
     }
 
     private func checkObject(_ node: CompiledNode, _ members: [(key: String, value: JSONValue)], _ run: inout ValidationRun) {
