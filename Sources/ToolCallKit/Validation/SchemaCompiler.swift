@@ -184,7 +184,9 @@ struct SchemaCompiler {
                 node.pattern = i
             } else {
                 do {
-                    let re = try PCRE2Regex(p, options: .utf, matchLimit: matchLimit, depthLimit: depthLimit)
+                    // ECMA-262's `$` does not match before a trailing newline: "SFO\n" is not `^[A-Z]{3}$`.
+                    let re = try PCRE2Regex(
+                        p, options: [.utf, .dollarEndOnly], matchLimit: matchLimit, depthLimit: depthLimit)
                     node.pattern = patterns.count
                     patternIndex[p] = patterns.count
                     patterns.append(re)

@@ -14,7 +14,7 @@
 /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers, or the draft-04
 /// booleans), `multipleOf`, `minLength`, `maxLength` (counted in Unicode scalars), `pattern`
 /// (PCRE2 in UTF mode, searched anywhere in the string as JSON Schema's ECMA-262 patterns are,
-/// with a match limit), `minItems`, `maxItems`, `uniqueItems`, `anyOf`, `oneOf`, `allOf`,
+/// `$` only at the very end as in ECMA-262, with a match limit), `minItems`, `maxItems`, `uniqueItems`, `anyOf`, `oneOf`, `allOf`,
 /// `not`, `nullable` (OpenAPI: `null` is also accepted), and local `$ref` (`#/$defs/…`,
 /// `#/definitions/…`, or any JSON Pointer into the same schema). Annotations (`description`,
 /// `title`, `default`, `examples`, `format`, `$schema`, `x-…`, …) are ignored by design. Any
@@ -507,8 +507,11 @@ extension SchemaValidator {
             run.add(names.count == 1 ? names[0] : "one of " + names.joined(separator: ", "), v, isType: true)
             return
         }
+        // Each branch's own faults; those about this very value leave out pointer and value.
         let reasons = failures.enumerated().map { i, f in
-            "\(keyword)[\(i)]: " + f.map(\.violation.description).joined(separator: "; ")
+            "\(keyword)[\(i)]: "
+                + f.map { $0.violation.pointer == here ? "expected \($0.violation.expected)" : $0.violation.description }
+                .joined(separator: "; ")
         }
         run.add("a value valid against one of the \(keyword) alternatives (\(reasons.joined(separator: " | ")))", v)
     }

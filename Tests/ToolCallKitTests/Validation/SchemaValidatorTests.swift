@@ -121,6 +121,7 @@ struct SchemaValidatorTests {
         .init("pattern", #"{"pattern": "[0-9]"}"#, #""abc1def""#),
         .init("pattern", #"{"pattern": "^.{2}$"}"#, #""é🌍""#),
         .init("pattern", #"{"pattern": "^a"}"#, "42"),
+        .init("pattern", #"{"pattern": "^[A-Z]{3}$"}"#, #""SFO\n""#, [#": expected a string matching /^[A-Z]{3}$/, found "SFO\n""#]),
         // minItems / maxItems / uniqueItems
         .init("minItems", #"{"minItems": 2}"#, "[1, 2]"),
         .init("minItems", #"{"minItems": 2}"#, "[1]", [": expected at least 2 items, found [1]"]),
@@ -135,7 +136,9 @@ struct SchemaValidatorTests {
         .init("anyOf", #"{"anyOf": [{"type": "string"}, {"type": "null"}]}"#, "null"),
         .init("anyOf", #"{"anyOf": [{"type": "string"}, {"type": "null"}]}"#, "3", [": expected one of string, null, found 3"]),
         .init("anyOf", #"{"anyOf": [{"type": "string", "maxLength": 1}, {"type": "integer", "minimum": 0}]}"#, "-1",
-              [": expected a value valid against one of the anyOf alternatives (anyOf[0]: : expected string, found -1 | anyOf[1]: : expected at least 0, found -1), found -1"]),
+              [": expected a value valid against one of the anyOf alternatives (anyOf[0]: expected string | anyOf[1]: expected at least 0), found -1"]),
+        .init("anyOf", #"{"anyOf": [{"required": ["a"]}, {"properties": {"b": {"type": "string"}}, "required": ["b"]}]}"#, #"{"b": 1}"#,
+              [#": expected a value valid against one of the anyOf alternatives (anyOf[0]: /a: expected a value (the property is required), found nothing | anyOf[1]: /b: expected string, found 1), found {"b": 1}"#]),
         .init("oneOf", #"{"oneOf": [{"type": "integer"}, {"type": "string"}]}"#, "1"),
         .init("oneOf", #"{"oneOf": [{"type": "integer"}, {"type": "number"}]}"#, "1",
               [": expected exactly one oneOf alternative to match (oneOf[0], oneOf[1] all match), found 1"]),
