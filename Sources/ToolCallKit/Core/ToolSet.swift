@@ -53,6 +53,7 @@ public struct ToolSet: Sendable, Equatable {
     /// Whether `name` is declared.
     public func declares(_ name: String) -> Bool { byName[name] != nil }
 
+    /// Tool sets are equal when they declare the same tools (compiled validators aside).
     public static func == (a: ToolSet, b: ToolSet) -> Bool { a.tools == b.tools }
 
     /// Compiles every tool's schema for validation, once: patterns compiled, `$ref`s resolved,

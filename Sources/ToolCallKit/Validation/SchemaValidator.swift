@@ -46,12 +46,14 @@ public struct SchemaValidator: Sendable {
         /// required property.
         public var found: String
 
+        /// Creates a violation (for tests and for servers that add their own checks).
         public init(pointer: String, expected: String, found: String) {
             self.pointer = pointer
             self.expected = expected
             self.found = found
         }
 
+        /// The detail line: `<pointer>: expected <what>, found <value>`.
         public var description: String { "\(pointer): expected \(expected), found \(found)" }
     }
 
@@ -62,11 +64,13 @@ public struct SchemaValidator: Sendable {
         /// What is wrong.
         public var reason: String
 
+        /// Creates a schema error.
         public init(location: String, reason: String) {
             self.location = location
             self.reason = reason
         }
 
+        /// `<location>: <reason>`.
         public var description: String { "\(location): \(reason)" }
     }
 
