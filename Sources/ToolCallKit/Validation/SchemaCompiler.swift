@@ -281,7 +281,7 @@ struct SchemaCompiler {
 
     /// A `$ref` fragment with percent-escapes decoded (`#/$defs/a%20b` → `#/$defs/a b`).
     static func normalize(_ ref: String) -> String {
-        guard ref.contains("%") else { return ref == "#/" ? "#" : ref }
+        guard ref.contains("%") else { return ref }
         var bytes: [UInt8] = []
         let b = Array(ref.utf8)
         var i = 0
