@@ -34,20 +34,24 @@ struct DecodeCommand {
         guard format.isImplemented else {
             throw .usage("format '\(format.rawValue)' is planned but not implemented in this build")
         }
-        if options.validate { throw .usage("--validate is not available in this build yet") }
 
         var tools: ToolSet?
         if let path = options.tools {
             let bytes = try StandardStreams.readFile(path, what: "--tools")
             do {
                 tools = try ToolSet.load(json: bytes)
+                // Schemas are compiled (and bad ones refused) once, before any input is read.
+                if options.validate { tools = try tools?.compilingValidators() }
             } catch {
                 throw .file("--tools \(path): \(error.message)")
+            }
+            for warning in tools?.validationWarnings ?? [] {
+                StandardStreams.writeError("toolcall: warning: --tools \(path): \(warning)\n")
             }
         }
         var decoderOptions = ToolCallDecoder.Options(
             rawSpans: options.raw, idSeed: options.idSeed,
-            reasoning: options.reasoning, reasoningOpen: options.reasoningOpen)
+            reasoning: options.reasoning, reasoningOpen: options.reasoningOpen, validate: options.validate)
         if let cap = options.maxCallBytes { decoderOptions.maxCallBytes = cap }
         var decoder = ToolCallDecoder(format: format, tools: tools, options: decoderOptions)
         var writer = EventWriter(options: options)

@@ -20,9 +20,9 @@ public struct ToolDefinition: Sendable, Equatable {
 
 /// The tools a request declares: the names a decoder accepts and their schemas.
 ///
-/// Built from an OpenAI-style `tools` array. It does not validate arguments (that is
-/// ``SchemaValidator``'s job); it answers "is this name declared" and "what schema does this
-/// argument have".
+/// Built from an OpenAI-style `tools` array. It answers "is this name declared" and "what
+/// schema does this argument have", and, once ``compilingValidators()`` has run, holds each
+/// tool's ``SchemaValidator`` (the checking itself is the validator's job).
 public struct ToolSet: Sendable, Equatable {
     /// Why a tools file could not be loaded.
     public struct LoadError: Error, CustomStringConvertible, Sendable {
@@ -32,6 +32,11 @@ public struct ToolSet: Sendable, Equatable {
 
     public private(set) var tools: [ToolDefinition]
     private var byName: [String: Int]
+    /// Each tool's compiled validator (or why its schema cannot be compiled), once compiled.
+    private var validators: [Result<SchemaValidator, SchemaValidator.SchemaError>]?
+    /// Keywords that will not be checked, one line per keyword (`tool "f": #/properties/a:
+    /// keyword "minProperties" is not checked`); filled by ``compilingValidators()``.
+    public private(set) var validationWarnings: [String] = []
 
     public init(_ tools: [ToolDefinition]) {
         self.tools = tools
@@ -47,6 +52,74 @@ public struct ToolSet: Sendable, Equatable {
 
     /// Whether `name` is declared.
     public func declares(_ name: String) -> Bool { byName[name] != nil }
+
+    /// Tool sets are equal when they declare the same tools (compiled validators aside).
+    public static func == (a: ToolSet, b: ToolSet) -> Bool { a.tools == b.tools }
+
+    /// Compiles every tool's schema for validation, once: patterns compiled, `$ref`s resolved,
+    /// unchecked keywords listed in ``validationWarnings``.
+    ///
+    /// A schema that cannot be applied is an error at load time rather than a surprise on the
+    /// first call that uses it.
+    ///
+    /// - Returns: this tool set with its validators.
+    /// - Throws: ``LoadError`` naming the first tool whose schema cannot be compiled and why
+    ///   (`tool "f": #/properties/a/pattern: pattern "(" does not compile: ...`).
+    public func compilingValidators() throws(LoadError) -> ToolSet {
+        let out = compilingValidatorsLeniently()
+        for (tool, result) in zip(out.tools, out.validators ?? []) {
+            if case .failure(let error) = result {
+                throw LoadError(message: "tool \"\(tool.name)\": \(error)")
+            }
+        }
+        return out
+    }
+
+    /// Compiles every tool's schema, keeping a failure per tool instead of throwing.
+    func compilingValidatorsLeniently() -> ToolSet {
+        if validators != nil { return self }
+        var out = self
+        var warnings: [String] = []
+        out.validators = tools.map { tool in
+            do throws(SchemaValidator.SchemaError) {
+                let v = try SchemaValidator(schema: tool.parameters)
+                warnings += v.warnings.map { "tool \"\(tool.name)\": \($0)" }
+                return .success(v)
+            } catch {
+                return .failure(error)
+            }
+        }
+        out.validationWarnings = warnings
+        return out
+    }
+
+    /// The validator for the tool declared under `name`.
+    ///
+    /// A server that parsed a call elsewhere checks its arguments with
+    /// `try tools.validator(for: call.name)?.validate(call.arguments)`.
+    ///
+    /// - Parameter name: the function name.
+    /// - Returns: the compiled validator (made now when ``compilingValidators()`` has not run),
+    ///   or nil when `name` is not declared.
+    /// - Throws: ``SchemaValidator/SchemaError`` when the tool's schema cannot be compiled.
+    public func validator(for name: String) throws(SchemaValidator.SchemaError) -> SchemaValidator? {
+        guard let i = byName[name] else { return nil }
+        if let validators { return try validators[i].get() }
+        return try SchemaValidator(schema: tools[i].parameters)
+    }
+
+    /// The `invalid_arguments` detail for a call, or nil when its arguments are valid (or the
+    /// name is not declared). A tool whose schema could not be compiled rejects every call.
+    func validationFailure(name: String, arguments: JSONValue) -> String? {
+        guard let i = byName[name], let validators else { return nil }
+        switch validators[i] {
+        case .success(let v):
+            let violations = v.validate(arguments)
+            return violations.isEmpty ? nil : violations.map(\.description).joined(separator: "\n")
+        case .failure(let error):
+            return "the tool's schema cannot be checked: \(error)"
+        }
+    }
 
     /// Loads an OpenAI-style `tools` array (DESIGN.md §4).
     ///

@@ -31,10 +31,15 @@ public struct ToolCallDecoder: Sendable {
         /// Start the stream inside a reasoning block (prompts that end with `<think>`);
         /// implies ``reasoning``.
         public var reasoningOpen: Bool = false
+        /// Check each accepted call's arguments against its tool's schema (with `tools` given):
+        /// a call that breaks it becomes a `rejected` event (`invalid_arguments`) whose
+        /// `detail` lists every ``SchemaValidator/Violation``, one per line.
+        public var validate: Bool = false
 
         public init(
             rawSpans: Bool = false, idSeed: UInt64? = nil, maxCallBytes: Int = 16 << 20,
-            maxDepth: Int = 512, reasoning: Bool = false, reasoningOpen: Bool = false
+            maxDepth: Int = 512, reasoning: Bool = false, reasoningOpen: Bool = false,
+            validate: Bool = false
         ) {
             self.rawSpans = rawSpans
             self.idSeed = idSeed
@@ -42,6 +47,7 @@ public struct ToolCallDecoder: Sendable {
             self.maxDepth = maxDepth
             self.reasoning = reasoning || reasoningOpen
             self.reasoningOpen = reasoningOpen
+            self.validate = validate
         }
     }
 
@@ -84,6 +90,8 @@ public struct ToolCallDecoder: Sendable {
     private let laterIndexes: [Int]
     private let markers: [Marker]
     private let context: GrammarContext
+    /// The tools with compiled validators, when ``Options/validate`` is on.
+    private let validation: ToolSet?
     private var window = ByteWindow()
     private var mode: Mode = .text
     private var current: Current = .none
@@ -109,11 +117,15 @@ public struct ToolCallDecoder: Sendable {
     ///   - format: the wire format of the model's output.
     ///   - tools: the declared tools; when given, other names are rejected as
     ///     `undeclared_tool` and text-valued arguments are typed by the schemas.
-    ///   - options: raw spans, id seed, caps and validation.
+    ///   - options: raw spans, id seed, caps and validation. With ``Options/validate``, pass a
+    ///     tool set from ``ToolSet/compilingValidators()`` to compile schemas once and catch
+    ///     bad ones up front; otherwise they are compiled here, and a tool whose schema cannot
+    ///     be compiled has every call rejected.
     public init(format: ToolCallFormat, tools: ToolSet? = nil, options: Options = Options()) {
         self.format = format
         self.tools = tools
         self.options = options
+        self.validation = options.validate ? tools?.compilingValidatorsLeniently() : nil
         self.context = GrammarContext(format: format, tools: tools, maxDepth: options.maxDepth)
         self.grammar = GrammarFactory.make(format, context: context)
         var markers = grammar.markers
@@ -427,6 +439,10 @@ public struct ToolCallDecoder: Sendable {
                         reason: .undeclaredTool, format: format, raw: raw,
                         detail: "\"\(name)\" is not a declared tool", name: name)))
         case .started(let index, let id, let name):
+            if let failure = validation?.validationFailure(name: name, arguments: arguments) {
+                reject(.invalidArguments, detail: failure, end: end)
+                return
+            }
             current = .none
             let raw = window.bytes(cut..<end)
             cut = end

@@ -59,6 +59,9 @@ struct CLICase: CustomTestStringConvertible, Sendable {
 @Suite("toolcall command line")
 struct CLITests {
     static let toolsPath = FixturePaths.root.appendingPathComponent("cli/tools.json").path
+    static let validateToolsPath = FixturePaths.root.appendingPathComponent("cli/validate-tools.json").path
+    static let badCall = #"<tool_call>{"name": "get_weather", "arguments": {"unit": "kelvin"}}</tool_call> "#
+        + #"<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo", "unit": "celsius"}}</tool_call>"#
 
     static let cases: [CLICase] = [
         CLICase(name: "formats lists all ten", args: ["formats"], status: 0, golden: "formats"),
@@ -70,6 +73,12 @@ struct CLITests {
                 stdin: "Sure.[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"} done", status: 0, golden: "mistral-raw"),
         CLICase(name: "undeclared tool is rejected", args: ["decode", "--format", "json", "--tools", toolsPath, "--id-seed", "1"],
                 stdin: "<tool_call>{\"name\": \"rm\", \"arguments\": {}}</tool_call>", status: 0, golden: "undeclared"),
+        CLICase(name: "validate: a call that breaks its schema is rejected with every violation",
+                args: ["decode", "--format", "json", "--tools", validateToolsPath, "--validate", "--id-seed", "1"],
+                stdin: badCall, status: 0, golden: "validate"),
+        CLICase(name: "without validate the same calls are accepted",
+                args: ["decode", "--format", "json", "--tools", validateToolsPath, "--id-seed", "1"],
+                stdin: badCall, status: 0, golden: "validate-off"),
         CLICase(name: "invalid UTF-8 becomes U+FFFD", args: ["decode", "--format", "json", "--raw"],
                 bytes: [0x61, 0xFF, 0x62, 0xE2, 0x82], status: 0, golden: "replacement"),
         CLICase(name: "no format", args: ["decode"], status: 2, stderrContains: "--format NAME or --model DIR"),
@@ -119,6 +128,35 @@ struct CLITests {
         #expect(r.status == 1)
         #expect(r.stderr.contains(fragment), "stderr: \(r.stderr)")
         #expect(r.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("with --validate, a schema that cannot be applied exits 1 with one line naming the tool", arguments: [
+        (#"[{"name": "f", "parameters": {"properties": {"a": {"pattern": "("}}}}]"#,
+         #"tool "f": #/properties/a/pattern: pattern "(" does not compile: missing closing parenthesis at offset 1"#),
+        (##"[{"name": "g", "parameters": {"properties": {"a": {"$ref": "#/$defs/nope"}}}}]"##,
+         ##"tool "g": #/properties/a/$ref: $ref "#/$defs/nope" points nowhere"##),
+        (#"[{"name": "h", "parameters": {"properties": {}, "required": ["x"], "additionalProperties": false}}]"#,
+         #"tool "h": #/required: required property "x" is not declared in properties and additionalProperties is false"#),
+    ])
+    func invalidSchemas(content: String, message: String) throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("toolcall-tools-\(UUID().uuidString).json")
+        try Data(content.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let r = try CLI.run(["decode", "--format", "json", "--tools", url.path, "--validate"], stdin: "hi")
+        #expect(r.status == 1)
+        #expect(r.stderr == "toolcall: --tools \(url.path): \(message)\n")
+        #expect(r.stdout.isEmpty)
+        // Without --validate the schemas are not compiled: behaviour is unchanged.
+        let off = try CLI.run(["decode", "--format", "json", "--tools", url.path], stdin: "hi")
+        #expect(off.status == 0)
+        #expect(off.stderr.isEmpty)
+    }
+
+    @Test("with --validate, unchecked keywords are listed once on stderr at load")
+    func validationWarnings() throws {
+        let r = try CLI.run(["decode", "--format", "json", "--tools", Self.validateToolsPath, "--validate"], stdin: Self.badCall + Self.badCall)
+        #expect(r.status == 0)
+        #expect(r.stderr == "toolcall: warning: --tools \(Self.validateToolsPath): tool \"get_weather\": #: keyword \"minProperties\" is not checked\n")
     }
 
     @Test("events for early input appear before later input is written")

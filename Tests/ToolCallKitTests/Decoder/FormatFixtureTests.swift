@@ -18,12 +18,13 @@ enum FixturePaths {
 /// One `Fixtures/formats/<format>/<name>.txt` with its `<name>.expected.json`.
 ///
 /// The expected file: `{"description", "tools"?, "options"?: {"max_call_bytes", "max_depth",
-/// "reasoning", "reasoning_open"}, "events": [...]}`.
+/// "reasoning", "reasoning_open", "validate"}, "events": [...]}`.
 /// `events` lists the normalized events (adjacent text merged; `tool_call_start`, deltas and
 /// `markup` left out, since the verifier checks them) with the fields to compare:
 /// `{"type": "text", "text"}`, `{"type": "reasoning", "text"}`,
 /// `{"type": "tool_call", "name", "arguments"?, "index"?, "id"?}`,
-/// `{"type": "rejected", "reason", "name"?, "index"?, "raw"?}`,
+/// `{"type": "rejected", "reason", "name"?, "index"?, "raw"?, "detail"?}` (`detail` is compared
+/// on the whole-input decode),
 /// `{"type": "end", "tool_calls", "rejected"}`.
 struct FormatFixture: CustomTestStringConvertible, Sendable {
     let format: ToolCallFormat
@@ -69,6 +70,7 @@ struct FormatFixture: CustomTestStringConvertible, Sendable {
             o.reasoning = true
             o.reasoningOpen = true
         }
+        if expected["options"]?["validate"] == .bool(true) { o.validate = true }
         return o
     }
 }
@@ -131,5 +133,18 @@ struct FormatFixtureTests {
         let events = verifier.verify(f.input, everySplit: f.input.count <= 4096)
         let expected = try #require(f.expected["events"]?.arrayValue)
         expectEvents(events, match: expected, label: f.testDescription)
+        // Rejection details (the verifier leaves them out): compared on the whole input.
+        let details = expected.filter { $0["type"]?.stringValue == "rejected" }.map { $0["detail"]?.stringValue }
+        if details.contains(where: { $0 != nil }) {
+            var decoder = ToolCallDecoder(format: f.format, tools: f.tools, options: f.options)
+            let got = (decoder.feed(f.input) + decoder.finish()).compactMap { e -> String? in
+                if case .rejected(let r) = e { return r.detail }
+                return nil
+            }
+            #expect(got.count == details.count, "[\(f.testDescription)] rejections")
+            for (g, d) in zip(got, details) where d != nil {
+                #expect(g == d, "[\(f.testDescription)] detail")
+            }
+        }
     }
 }
