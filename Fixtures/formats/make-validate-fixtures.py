@@ -64,6 +64,43 @@ def call(fmt, c):
     if fmt == "minimax_m2":
         ps = "".join('<parameter name="%s">%s</parameter>\n' % (k, jtext(v)) for k, v in args.items())
         return '<minimax:tool_call>\n<invoke name="%s">\n%s</invoke>\n</minimax:tool_call>' % (name, ps)
+    return more_calls(fmt, name, args)
+
+def py(v):
+    """A Python literal (lfm2)."""
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, list):
+        return "[" + ", ".join(py(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join("%s: %s" % (json.dumps(k), py(x)) for k, x in v.items()) + "}"
+    return json.dumps(v, ensure_ascii=False)
+
+def gemma_value(v, q):
+    """A Gemma value with string delimiter q."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return q + v + q
+    if isinstance(v, list):
+        return "[" + ",".join(gemma_value(x, q) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ",".join("%s:%s" % (k, gemma_value(x, q)) for k, x in v.items()) + "}"
+    return json.dumps(v)
+
+KIMI_INDEX = [0]
+
+def more_calls(fmt, name, args):
+    if fmt == "lfm2":
+        return "<|tool_call_start|>[%s(%s)]<|tool_call_end|>" % (name, ", ".join("%s=%s" % (k, py(v)) for k, v in args.items()))
+    if fmt == "gemma":
+        return "<start_function_call>call:%s{%s}<end_function_call>" % (name, ",".join("%s:%s" % (k, gemma_value(v, "<escape>")) for k, v in args.items()))
+    if fmt == "gemma4":
+        return "<|tool_call>call:%s{%s}<tool_call|>" % (name, ",".join("%s:%s" % (k, gemma_value(v, '<|"|>')) for k, v in args.items()))
+    if fmt == "kimi_k2":
+        KIMI_INDEX[0] += 1
+        return ("<|tool_calls_section_begin|><|tool_call_begin|>functions.%s:%d<|tool_call_argument_begin|>%s"
+                "<|tool_call_end|><|tool_calls_section_end|>") % (name, KIMI_INDEX[0], json.dumps(args, ensure_ascii=False))
 
 def ok(c, index):
     return {"type": "tool_call", "name": c[0], "arguments": c[1], "index": index}
@@ -83,7 +120,7 @@ def write(fmt, name, desc, text, events, validate=True):
         json.dump(exp, f, indent=1, ensure_ascii=False)
         f.write("\n")
 
-for fmt in ["json", "mistral", "llama3", "xml_function", "glm4", "minimax_m2"]:
+for fmt in ["json", "mistral", "llama3", "xml_function", "glm4", "minimax_m2", "lfm2", "gemma", "gemma4", "kimi_k2"]:
     # llama3 calls count only at the start or after <|python_tag|>; mistral has no end marker,
     # so the text before the first call only.
     lead = "Checking flights. " if fmt not in ("llama3",) else ""
