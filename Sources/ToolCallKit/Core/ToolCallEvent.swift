@@ -88,7 +88,20 @@ public struct EventText: Sendable, Hashable, CustomStringConvertible, Expressibl
     private let storage: Storage
 
     public init(utf8: [UInt8]) { storage = .bytes(utf8) }
-    public init(_ string: String) { storage = .bytes(Array(string.utf8)) }
+
+    public init(_ string: String) {
+        let u = string.utf8
+        guard u.count <= 16 else {
+            storage = .bytes(Array(u))
+            return
+        }
+        var lo: UInt64 = 0
+        var hi: UInt64 = 0
+        for (k, b) in u.enumerated() {
+            if k < 8 { lo |= UInt64(b) << UInt64(k * 8) } else { hi |= UInt64(b) << UInt64((k - 8) * 8) }
+        }
+        storage = .inline(lo, hi, count: UInt8(u.count))
+    }
     public init(stringLiteral value: String) { self.init(value) }
 
     /// Text from a slice of the input: inline when short, else copied to an array.
@@ -164,8 +177,8 @@ public enum ToolCallEvent: Sendable, Equatable {
     case reasoning(EventText, raw: [UInt8]?)
     /// A call has begun and its name is known.
     indirect case toolCallStart(index: Int, id: String, name: String)
-    /// The next fragment of a call's arguments, as JSON text.
-    case toolCallDelta(index: Int, arguments: String)
+    /// The next fragment of a call's arguments, as JSON text (UTF-8 bytes; `arguments.string`).
+    case toolCallDelta(index: Int, arguments: EventText)
     /// A call is complete.
     indirect case toolCall(ToolCall)
     /// Markup that could not become a call.

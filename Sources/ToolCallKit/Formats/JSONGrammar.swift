@@ -19,14 +19,14 @@ struct JSONGrammar: CallGrammar {
     private enum State: Sendable {
         /// After the opening tag: white space, then `{` (or `{{`).
         case open
-        /// Reading a call object; `doubled` when the drift `{{` opened it.
-        case object(CallObjectReader, doubled: Bool)
+        /// Reading a call object (``reader``); `doubled` when the drift `{{` opened it.
+        case object(doubled: Bool)
         /// After an object: white space, closers owed by `{{`, then the end tag or another object.
         case afterObject(closersOwed: Int)
         /// After garbage: skipping to the end tag; the frame is rejected as `malformed`.
         case junk(detail: String)
-        /// A bare object in prose (not streamed).
-        case bare(CallObjectReader)
+        /// A bare object in prose (not streamed), read by ``reader``.
+        case bare
     }
 
     let markers: [Marker] = [
@@ -39,13 +39,17 @@ struct JSONGrammar: CallGrammar {
 
     private var state: State = .open
     private var pos = 0
+    /// The call object being read. A stored property, not an enum payload, so that it is
+    /// mutated in place (a payload would be copied on every chunk).
+    private var reader = CallObjectReader(at: 0, streaming: false, maxDepth: 0)
     /// Whether the current call in this frame was reported (start .. accept pending).
     private var pendingCall: (call: ParsedCallObject, end: Int)?
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         pendingCall = nil
         if marker == 2 {
-            state = .bare(CallObjectReader(at: at, streaming: false, maxDepth: context.maxDepth))
+            reader = CallObjectReader(at: at, streaming: false, maxDepth: context.maxDepth)
+            state = .bare
             pos = at
         } else {
             state = .open
@@ -71,15 +75,14 @@ struct JSONGrammar: CallGrammar {
                 guard j < w.end else { return .needMore }
                 let doubled = w[j] == UInt8(ascii: "{")
                 let start = doubled ? j : pos
-                state = .object(CallObjectReader(at: start, streaming: true, maxDepth: context.maxDepth), doubled: doubled)
+                reader = CallObjectReader(at: start, streaming: true, maxDepth: context.maxDepth)
+                state = .object(doubled: doubled)
                 pos = start
-            case .object(var reader, let doubled):
-                state = .open  // drop the enum's reference so the reader mutates in place (no copy)
+            case .object(let doubled):
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos
                 switch result {
                 case .needMore:
-                    state = .object(reader, doubled: doubled)
                     return .needMore
                 case .tooDeep(let at):
                     actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
@@ -149,13 +152,11 @@ struct JSONGrammar: CallGrammar {
                     pos = w.end
                     return .needMore
                 }
-            case .bare(var reader):
-                state = .open  // drop the enum's reference so the reader mutates in place (no copy)
+            case .bare:
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos
                 switch result {
                 case .needMore:
-                    state = .bare(reader)
                     return .needMore
                 case .error(_, let at), .tooDeep(let at):
                     actions.append(.text(end: at))

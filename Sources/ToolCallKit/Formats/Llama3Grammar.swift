@@ -20,7 +20,7 @@ struct Llama3Grammar: CallGrammar {
         /// After `<|python_tag|>`: white space, then `{` or `[`.
         case open
         /// Reading a call object; `bare` when it may still be prose.
-        case object(CallObjectReader, bare: Bool)
+        case object(bare: Bool)
         /// Inside `[ ... ]` of call objects: expecting an element or `]`.
         case listElement(bare: Bool, first: Bool)
         /// After an element of a list: `,` or `]`.
@@ -46,6 +46,8 @@ struct Llama3Grammar: CallGrammar {
     let skipRule = SkipRule.before([Array("<|python_tag|>".utf8)])
 
     private var state: State = .open
+    /// The JSON call object being read (a stored property, so it mutates in place).
+    private var reader = CallObjectReader(at: 0, streaming: false, maxDepth: 0)
     private var pos = 0
     private var inList = false
     /// The frame began at the start of the output (a bare call there needs no declared name).
@@ -62,7 +64,8 @@ struct Llama3Grammar: CallGrammar {
             state = .open
             pos = bodyStart
         case 1:
-            state = .object(CallObjectReader(at: at, streaming: false, maxDepth: context.maxDepth), bare: true)
+            reader = CallObjectReader(at: at, streaming: false, maxDepth: context.maxDepth)
+            state = .object(bare: true)
             pos = at
         default:
             inList = true
@@ -79,7 +82,8 @@ struct Llama3Grammar: CallGrammar {
                 guard pos < w.end else { return .needMore }
                 switch w[pos] {
                 case UInt8(ascii: "{"):
-                    state = .object(CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth), bare: false)
+                    reader = CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth)
+                    state = .object(bare: false)
                 case UInt8(ascii: "["):
                     pos += 1
                     inList = true
@@ -89,14 +93,11 @@ struct Llama3Grammar: CallGrammar {
                 default:
                     state = .malformed(detail: "expected a JSON call after <|python_tag|>")
                 }
-            case .object(var reader, let bare):
-                // Release the state's copy so the reader's buffers stay unique (no copy per chunk).
-                state = .open
+            case .object(let bare):
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos
                 switch result {
                 case .needMore:
-                    state = .object(reader, bare: bare)
                     return .needMore
                 case .tooDeep(let at):
                     if bare { return giveBack(at: at, actions: &actions) }
@@ -130,7 +131,8 @@ struct Llama3Grammar: CallGrammar {
                 while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: "{") {
-                    state = .object(CallObjectReader(at: pos, streaming: !bare, maxDepth: context.maxDepth), bare: bare)
+                    reader = CallObjectReader(at: pos, streaming: !bare, maxDepth: context.maxDepth)
+                    state = .object(bare: bare)
                 } else if first && !bare && PythonCallReader.isNameStart(w[pos]) {
                     state = .python(PythonCallReader(at: pos, context: context), inList: true)
                 } else if first && w[pos] == UInt8(ascii: "]") {
@@ -162,7 +164,8 @@ struct Llama3Grammar: CallGrammar {
                 guard j < w.end else { return .needMore }
                 if w[j] == UInt8(ascii: "{") {
                     pos = j
-                    state = .object(CallObjectReader(at: j, streaming: !bare, maxDepth: context.maxDepth), bare: bare)
+                    reader = CallObjectReader(at: j, streaming: !bare, maxDepth: context.maxDepth)
+                    state = .object(bare: bare)
                 } else {
                     return .finished(at: lastCallEnd)
                 }
@@ -243,7 +246,7 @@ struct Llama3Grammar: CallGrammar {
 
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
         switch state {
-        case .between, .object(_, bare: true), .listElement(bare: true, _), .listNext(bare: true), .pythonNext:
+        case .between, .object(bare: true), .listElement(bare: true, _), .listNext(bare: true), .pythonNext:
             // After a call, or inside a bare candidate: the rest is text.
             actions.append(.text(end: w.end))
         case .open, .object, .listElement, .listNext, .python, .pythonElement:

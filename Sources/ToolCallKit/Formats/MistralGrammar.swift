@@ -22,11 +22,11 @@ struct MistralGrammar: CallGrammar {
         /// Reading a `[CALL_ID]` value that began at `start`.
         case callID(name: String, start: Int)
         /// Reading the arguments object.
-        case args(JSONReader, RawDeltaStreamer)
+        case args
         /// Inside the list: an element, or `]` when `first`.
         case listElement(first: Bool)
         /// Reading a list element.
-        case listObject(CallObjectReader)
+        case listObject
         /// After a list element: `,` or `]`.
         case listNext
         /// Skipping a malformed call to the next `[TOOL_CALLS]`.
@@ -40,6 +40,10 @@ struct MistralGrammar: CallGrammar {
 
     private var state: State = .open
     private var pos = 0
+    // Readers live in stored properties, not enum payloads, so they mutate in place.
+    private var argsReader = JSONReader()
+    private var streamer = RawDeltaStreamer(from: 0)
+    private var callReader = CallObjectReader(at: 0, streaming: true, maxDepth: 0)
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         state = .open
@@ -116,13 +120,11 @@ struct MistralGrammar: CallGrammar {
                 guard pos < w.end else { return .needMore }
                 let id = String(decoding: w.slice(start..<pos), as: UTF8.self)
                 state = .afterName(name: name, id: id.isEmpty ? nil : id)
-            case .args(var reader, var streamer):
-                state = .open  // drop the enum's reference so the reader mutates in place (no copy)
-                let event = reader.advance(w, from: &pos, to: w.end)
+            case .args:
+                let event = argsReader.advance(w, from: &pos, to: w.end)
                 switch event {
                 case .needMore, .valueStart, .valueEnd:
                     streamer.flush(w, upTo: pos, final: false, actions: &actions)
-                    state = .args(reader, streamer)
                     if case .needMore = event { return .needMore }
                 case .complete(let value, let end):
                     streamer.flush(w, upTo: end, final: true, actions: &actions)
@@ -139,7 +141,8 @@ struct MistralGrammar: CallGrammar {
                 while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: "{") {
-                    state = .listObject(CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth))
+                    callReader = CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth)
+                    state = .listObject
                 } else if first && w[pos] == UInt8(ascii: "]") {
                     pos += 1
                     actions.append(.markup(end: pos))
@@ -147,13 +150,11 @@ struct MistralGrammar: CallGrammar {
                 } else {
                     state = .malformed(detail: "expected a call object in the list")
                 }
-            case .listObject(var reader):
-                state = .open  // drop the enum's reference so the reader mutates in place (no copy)
-                let result = reader.advance(w, actions: &actions)
-                pos = reader.pos
+            case .listObject:
+                let result = callReader.advance(w, actions: &actions)
+                pos = callReader.pos
                 switch result {
                 case .needMore:
-                    state = .listObject(reader)
                     return .needMore
                 case .tooDeep(let at):
                     actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
@@ -167,8 +168,8 @@ struct MistralGrammar: CallGrammar {
                         state = .malformed(detail: "not a call object (a name and an arguments object)")
                         continue
                     }
-                    if !reader.started {
-                        reader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
+                    if !callReader.started {
+                        callReader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
                     }
                     actions.append(.accept(arguments: arguments, end: end))
                     state = .listNext
@@ -204,7 +205,9 @@ struct MistralGrammar: CallGrammar {
 
     private mutating func beginArgs(name: String, id: String?, actions: inout [GrammarAction], context: GrammarContext) {
         actions.append(.start(name: name, id: id))
-        state = .args(JSONReader(maxDepth: context.maxDepth), RawDeltaStreamer(from: pos))
+        argsReader = JSONReader(maxDepth: context.maxDepth)
+        streamer = RawDeltaStreamer(from: pos)
+        state = .args
     }
 
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {

@@ -34,7 +34,7 @@ public enum EventJSONEncoder {
         case .toolCallDelta(let index, let arguments):
             w.field("type", "tool_call_delta")
             w.field("index", index)
-            w.field("arguments", arguments)
+            w.field("arguments", arguments.string)
         case .toolCall(let call):
             w.field("type", "tool_call")
             w.field("index", call.index)

@@ -66,7 +66,7 @@ public struct OpenAIChunkEncoder: Sendable {
         case .toolCallDelta(let index, let arguments):
             let call: JSONValue = .object([
                 (key: "index", value: .number(String(index))),
-                (key: "function", value: .object([(key: "arguments", value: .string(arguments))])),
+                (key: "function", value: .object([(key: "arguments", value: .string(arguments.string))])),
             ])
             out.chunks.append(chunk(delta: [(key: "tool_calls", value: .array([call]))]))
         case .toolCall:

@@ -58,8 +58,8 @@ struct GrammarContext: Sendable {
 enum GrammarAction: Sendable {
     /// A call's name is known (and, when the format carries one, the model's id).
     case start(name: String, id: String?)
-    /// The next fragment of the current call's arguments, as JSON text.
-    case delta(String)
+    /// The next fragment of the current call's arguments, as JSON text (UTF-8 bytes).
+    case delta(EventText)
     /// The current call is complete.
     case accept(arguments: JSONValue, end: Int)
     /// The current markup could not become a call.

@@ -14,7 +14,7 @@ struct RawDeltaStreamer: Sendable {
         guard upTo > from else { return }
         let end = final ? upTo : UTF8Boundary.safeEnd(w, start: from, end: upTo)
         guard end > from else { return }
-        actions.append(.delta(String(decoding: w.slice(from..<end), as: UTF8.self)))
+        actions.append(.delta(EventText(w.slice(from..<end))))
         from = end
     }
 }
@@ -136,9 +136,9 @@ struct CallObjectReader: Sendable {
                          actions: inout [GrammarAction]) {
         actions.append(.start(name: name, id: call.id))
         if let s = argsStart, let e = argsEnd, w[s] == UInt8(ascii: "{") {
-            actions.append(.delta(String(decoding: w.slice(s..<e), as: UTF8.self)))
+            actions.append(.delta(EventText(w.slice(s..<e))))
         } else {
-            actions.append(.delta(arguments.jsonText))
+            actions.append(.delta(EventText(arguments.jsonText)))
         }
     }
 }

@@ -202,7 +202,7 @@ struct GemmaValueReader: Sendable {
                 let closer = w[pos] == R.lparen ? R.rparen : R.rbrace
                 stack.append(Container(isObject: true, closer: closer))
                 pos += 1
-                actions.append(.delta("{"))
+                actions.append(.delta(EventText("{")))
                 mode = .key
             case .key:
                 while pos < w.end && (JSONReader.isSpace(w[pos]) || w[pos] == R.comma) { pos += 1 }
@@ -426,7 +426,7 @@ struct GemmaValueReader: Sendable {
     private mutating func beginDelimited(at start: Int, actions: inout [GrammarAction]) {
         mode = .delimited(start: start)
         guard stack.count == 1, let key = stack[0].key, streams(key) else { return }
-        actions.append(.delta(memberPrefix(key) + "\""))
+        actions.append(.delta(EventText(memberPrefix(key) + "\"")))
         streamFrom = start
         streamedText = ""
     }
@@ -440,7 +440,7 @@ struct GemmaValueReader: Sendable {
         streamedText += s
         var out: [UInt8] = []
         JSONValue.writeEscaped(s.utf8.span, to: &out)
-        actions.append(.delta(String(decoding: out, as: UTF8.self)))
+        actions.append(.delta(EventText(utf8: out)))
         streamFrom = end
     }
 
@@ -449,7 +449,7 @@ struct GemmaValueReader: Sendable {
         let v: JSONValue = c.isObject ? JSONValue.object(uniquing: c.members) : .array(c.elements)
         if stack.isEmpty {
             mode = .done
-            actions.append(.delta("}"))
+            actions.append(.delta(EventText("}")))
             return .complete(v, end: pos, mismatches: mismatches)
         }
         return finishValue(v, kind: .container, actions: &actions)
@@ -471,13 +471,13 @@ struct GemmaValueReader: Sendable {
         }
         if streamFrom != nil {
             streamFrom = nil
-            actions.append(.delta("\""))
+            actions.append(.delta(EventText("\"")))
             stack[0].members.append((key: key, value: v))
             return nil
         }
         switch narrow(v, kind: kind, key: key) {
         case .success(let typed):
-            actions.append(.delta(memberPrefix(key) + typed.jsonText))
+            actions.append(.delta(EventText(memberPrefix(key) + typed.jsonText)))
             stack[0].members.append((key: key, value: typed))
         case .failure(let e):
             mismatches.append(e.line)

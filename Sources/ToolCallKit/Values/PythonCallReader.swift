@@ -445,7 +445,7 @@ struct PythonCallReader: Sendable {
             let types = SchemaTyping.types(of: schema(for: argKey))
             if types.isEmpty || types.contains("string") {
                 streaming = true
-                actions.append(.delta(prefix(argKey) + "\""))
+                actions.append(.delta(EventText(prefix(argKey) + "\"")))
             }
         }
     }
@@ -455,7 +455,7 @@ struct PythonCallReader: Sendable {
         let s = String(decoding: scratch, as: UTF8.self)
         if streaming {
             flushString(final: true, actions: &actions)
-            actions.append(.delta("\""))
+            actions.append(.delta(EventText("\"")))
         }
         return finishValue(.string(s), spelling: .quoted, w, actions: &actions)
     }
@@ -468,7 +468,7 @@ struct PythonCallReader: Sendable {
         let text = String(decoding: scratch[emitted..<end], as: UTF8.self)
         var out: [UInt8] = []
         JSONValue.writeEscaped(text.utf8.span, to: &out)
-        actions.append(.delta(String(decoding: out, as: UTF8.self)))
+        actions.append(.delta(EventText(utf8: out)))
         emitted = end
     }
 
@@ -494,7 +494,7 @@ struct PythonCallReader: Sendable {
         case (.call, UInt8(ascii: ",")):
             pos += 1
             if let h = held, let v = h.value {
-                actions.append(.delta(prefix(h.key) + v.jsonText))
+                actions.append(.delta(EventText(prefix(h.key) + v.jsonText)))
                 held = nil
             }
             state = .keyOrClose
@@ -553,7 +553,7 @@ struct PythonCallReader: Sendable {
             } else if streaming {
                 streaming = false
             } else {
-                actions.append(.delta(prefix(argKey) + value.jsonText))
+                actions.append(.delta(EventText(prefix(argKey) + value.jsonText)))
             }
         case .list, .tuple, .set, .braces:
             stack[i].elements.append(v)
@@ -579,14 +579,14 @@ struct PythonCallReader: Sendable {
         if let h = held, let v = h.value {
             held = nil
             if c.members.count == 1 && v.isObject {
-                actions.append(.delta(v.jsonText))
+                actions.append(.delta(EventText(v.jsonText)))
                 arguments = v
                 opened = true
                 return result(arguments)
             }
-            actions.append(.delta(prefix(h.key) + v.jsonText))
+            actions.append(.delta(EventText(prefix(h.key) + v.jsonText)))
         }
-        actions.append(.delta(opened ? "}" : "{}"))
+        actions.append(.delta(EventText(opened ? "}" : "{}")))
         opened = true
         return result(arguments)
     }

@@ -164,12 +164,12 @@ struct TextArgumentEmitter: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 8)
         JSONValue.writeEscaped(piece.utf8.span, to: &out)
-        actions.append(.delta(String(decoding: out, as: UTF8.self)))
+        actions.append(.delta(EventText(utf8: out)))
     }
 
     private func emit(_ bytes: [UInt8], actions: inout [GrammarAction]) {
         guard !silent, !bytes.isEmpty else { return }
-        actions.append(.delta(String(decoding: bytes, as: UTF8.self)))
+        actions.append(.delta(EventText(utf8: bytes)))
     }
 
     /// The deepest `{`/`[` nesting in JSON-like text, strings skipped (a linear scan).

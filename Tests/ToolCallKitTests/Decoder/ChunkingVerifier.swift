@@ -84,7 +84,7 @@ struct ChunkingVerifier {
                 out.append(.start(index: index, id: id, name: name))
             case .toolCallDelta(let index, let fragment):
                 #expect(open[index] != nil, "[\(label)] delta for a call that is not open: \(index)", sourceLocation: sourceLocation)
-                open[index]?.deltas += fragment
+                open[index]?.deltas += fragment.string
             case .toolCall(let call):
                 accepted += 1
                 guard let o = open.removeValue(forKey: call.index) else {

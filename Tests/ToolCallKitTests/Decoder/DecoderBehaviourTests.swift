@@ -30,7 +30,7 @@ struct DecoderBehaviourTests {
         for e in Self.events(.json, input, chunk: 1) {
             switch e {
             case .text(let t): #expect(!t.string.contains("\u{FFFD}"), "split text: \(t)")
-            case .toolCallDelta(_, let a): #expect(!a.contains("\u{FFFD}"), "split delta: \(a)")
+            case .toolCallDelta(_, let a): #expect(!a.string.contains("\u{FFFD}"), "split delta: \(a)")
             default: break
             }
         }
@@ -51,7 +51,7 @@ struct DecoderBehaviourTests {
         let body = String(repeating: "0123456789", count: 100_000)
         let input = Array("<tool_call>{\"name\":\"write\",\"arguments\":{\"content\":\"\(body)\"}}</tool_call>".utf8)
         let e = Self.events(.json, input, options: .init(idSeed: 1), chunk: 4096)
-        let deltas = e.compactMap { if case .toolCallDelta(_, let a) = $0 { return a } else { return nil } }
+        let deltas = e.compactMap { if case .toolCallDelta(_, let a) = $0 { return a.string } else { return nil } }
         #expect(deltas.count > 200)
         let call = try #require(e.compactMap { if case .toolCall(let c) = $0 { return c } else { return nil } }.first)
         #expect(call.arguments["content"]?.stringValue == body)

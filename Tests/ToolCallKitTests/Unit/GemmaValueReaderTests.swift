@@ -27,7 +27,7 @@ struct GemmaRun {
             i += n
             actions.removeAll()
             let r = reader.advance(w, actions: &actions)
-            for case .delta(let d) in actions { deltas += d }
+            for case .delta(let d) in actions { deltas += d.string }
             switch r {
             case .needMore: continue
             case .complete(let v, _, let m): outcome = .complete(v.jsonText, mismatches: m)

@@ -27,7 +27,7 @@ private func read(_ text: String, chunk: Int = 0, tools: ToolSet? = nil, maxDept
         switch a {
         case .start(let n, _): name = n
         case .delta(let d):
-            deltas += d
+            deltas += d.string
             count += 1
         default: break
         }

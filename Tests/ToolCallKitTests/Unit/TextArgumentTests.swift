@@ -53,7 +53,7 @@ struct TextArgumentTests {
         var acc = ""
         var out: [String] = []
         for c in chunks {
-            for case .toolCallDelta(_, let a) in d.feed(Array(c.utf8)) { acc += a }
+            for case .toolCallDelta(_, let a) in d.feed(Array(c.utf8)) { acc += a.string }
             out.append(acc)
         }
         return out
@@ -103,7 +103,7 @@ struct TextArgumentTests {
         var json = ""
         for case .toolCallDelta(_, let a) in events {
             count += 1
-            json += a
+            json += a.string
         }
         #expect(count > body.count / 8)
         let calls = events.compactMap { event -> ToolCall? in
