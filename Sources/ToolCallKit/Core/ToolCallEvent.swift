@@ -111,16 +111,12 @@ public struct EventText: Sendable, Hashable, CustomStringConvertible, Expressibl
             storage = .bytes(Array(slice))
             return
         }
-        var lo: UInt64 = 0
-        var hi: UInt64 = 0
-        var shift: UInt64 = 0
-        var i = slice.startIndex
-        for k in 0..<n {
-            if k == 8 { shift = 0 }
-            if k < 8 { lo |= UInt64(slice[i]) << shift } else { hi |= UInt64(slice[i]) << shift }
-            shift += 8
-            i += 1
+        var words: (UInt64, UInt64) = (0, 0)
+        unsafe withUnsafeMutableBytes(of: &words) { dst in
+            unsafe slice.withUnsafeBytes { src in unsafe dst.copyMemory(from: src) }
         }
+        let lo = UInt64(littleEndian: words.0)
+        let hi = UInt64(littleEndian: words.1)
         storage = .inline(lo, hi, count: UInt8(n))
     }
 

@@ -35,7 +35,12 @@ struct ByteWindow: Sendable {
     func bytes(_ range: Range<Int>) -> [UInt8] { Array(slice(range)) }
 
     mutating func append(_ chunk: ArraySlice<UInt8>) {
-        storage.append(contentsOf: chunk)
+        if chunk.count <= 8 {
+            // A few bytes at a time (a server feeding tokens): cheaper one by one.
+            for b in chunk { storage.append(b) }
+        } else {
+            storage.append(contentsOf: chunk)
+        }
     }
 
     mutating func append(_ chunk: [UInt8]) {
