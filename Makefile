@@ -4,7 +4,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/release/toolcall
 SHARED ?= ../shared
 
-.PHONY: all deps build release demo test conformance tokens clean
+.PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz clean
 
 all: build
 
@@ -37,6 +37,20 @@ conformance: release
 # The shared token-id acceptance run, with speed (needs ../shared and Python).
 tokens: release
 	python3 $(SHARED)/tokens/tokens.py --bin $(BIN) -v --speed
+
+# Throughput table for every workload, format and chunk size (wall time: varies by machine).
+bench: release
+	.build/release/toolcall-bench --workload all --format all --size 1000000 --repeat 3
+
+# Deterministic counts (callgrind instructions per byte, dhat allocations) against the
+# committed thresholds in Benchmarks/Thresholds/; fails on a regression of more than 10 %.
+bench-check: release
+	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq valgrind; }
+	python3 Benchmarks/bench_check.py --check
+
+# Re-measure and rewrite the thresholds (after an intended change; commit the file).
+bench-record: release
+	python3 Benchmarks/bench_check.py --record
 
 clean:
 	rm -rf .build

@@ -8,6 +8,7 @@ struct ToolCallBench {
     static let usage = """
         USAGE: toolcall-bench [--workload prose|agentic|long-argument|all] [--format NAME|all]
                               [--chunk N] [--size BYTES] [--repeat K] [--json]
+               toolcall-bench --idle N [--format NAME]
 
         Each (workload, format, chunk) input is generated once (fixed seed), decoded --repeat
         times from a fresh decoder, and checked; a wrong result exits 1.
@@ -22,6 +23,8 @@ struct ToolCallBench {
         var size = 1 << 20
         var repeats = 3
         var json = false
+        /// `--idle N`: make N decoders and keep them (for measuring an idle decoder's memory).
+        var idle: Int?
     }
 
     static func main() {
@@ -55,11 +58,22 @@ struct ToolCallBench {
                 guard let n = Int(value(a)), n > 0 else { fail("--repeat takes a positive number") }
                 s.repeats = n
             case "--json": s.json = true
+            case "--idle":
+                guard let n = Int(value(a)), n > 0 else { fail("--idle takes a positive number") }
+                s.idle = n
             case "--help", "-h":
                 print(usage)
                 return
             default: fail("unknown option '\(a)'")
             }
+        }
+        if let n = s.idle {
+            // What an inference server pays per open stream: the decoders, fed nothing.
+            var decoders: [ToolCallDecoder] = []
+            decoders.reserveCapacity(n)
+            for _ in 0..<n { decoders.append(ToolCallDecoder(format: s.formats[0])) }
+            print("idle decoders: \(decoders.count), \(MemoryLayout<ToolCallDecoder>.size) bytes inline each")
+            return
         }
         if !s.json {
             print(pad("workload", 14) + pad("format", 13) + lpad("chunk", 7) + lpad("bytes", 10) + lpad("MB/s", 9)

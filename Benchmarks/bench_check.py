@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Deterministic benchmark counts for toolcall-bench, checked against committed thresholds.
+
+Instructions per byte are measured as DESIGN.md §7 fixes them: the whole program under
+`valgrind --tool=callgrind`, (Ir at --repeat 3 - Ir at --repeat 1) / (2 x bytes), so each
+repeat's fresh decoder, its events and the result check all count. Heap allocations come from
+`valgrind --tool=dhat` the same way (blocks per KiB of input and per event). The idle decoder's
+heap cost comes from `toolcall-bench --idle N` under dhat.
+
+usage: bench_check.py [--record | --check] [--bench PATH] [--only SUBSTRING]
+  --record  measure and write Benchmarks/Thresholds/<toolchain>/counts.json
+  --check   measure and fail (exit 1) when a count exceeds its threshold by more than 10 %
+  (neither) measure and print
+"""
+import argparse, json, os, re, subprocess, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOLCHAIN = "6.3"
+THRESHOLDS = os.path.join(HERE, "Thresholds", TOOLCHAIN, "counts.json")
+SIZE = 100_000
+FORMATS = ["json", "lfm2", "xml_function", "glm4", "gemma", "gemma4", "kimi_k2", "minimax_m2", "mistral", "llama3"]
+# (workload, chunk) pairs measured for every format.
+CASES = [("prose", 65536), ("prose", 4), ("agentic", 4096), ("long-argument", 4)]
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr[-2000:]}")
+    return p
+
+
+def bench_json(bench, w, f, c, repeat):
+    p = run([bench, "--workload", w, "--format", f, "--chunk", str(c), "--size", str(SIZE), "--repeat", str(repeat), "--json"])
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def ir(bench, w, f, c, repeat):
+    p = run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", bench, "--workload", w, "--format", f,
+             "--chunk", str(c), "--size", str(SIZE), "--repeat", str(repeat), "--json"])
+    return int(re.search(r"refs:\s+([\d,]+)", p.stderr).group(1).replace(",", ""))
+
+
+def dhat(cmd):
+    p = run(["valgrind", "--tool=dhat", "--dhat-out-file=/dev/null"] + cmd)
+    m = re.search(r"Total:\s+([\d,]+) bytes in ([\d,]+) blocks", p.stderr)
+    return int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))
+
+
+def measure(bench, only):
+    out = {}
+    for f in FORMATS:
+        for w, c in CASES:
+            key = f"{w}/{f}/{c}"
+            if only and only not in key:
+                continue
+            info = bench_json(bench, w, f, c, 1)
+            n, events = info["bytes"], info["events"]
+            i1, i3 = ir(bench, w, f, c, 1), ir(bench, w, f, c, 3)
+            base = [bench, "--workload", w, "--format", f, "--chunk", str(c), "--size", str(SIZE), "--json"]
+            _, b1 = dhat(base + ["--repeat", "1"])
+            _, b3 = dhat(base + ["--repeat", "3"])
+            out[key] = {
+                "ir_per_byte": round((i3 - i1) / (2 * n), 2),
+                "allocs_per_kib": round((b3 - b1) / (2 * n / 1024), 2),
+                "allocs_per_event": round((b3 - b1) / (2 * max(1, events)), 3),
+            }
+            print(f"{key:32s} {out[key]['ir_per_byte']:9.2f} Ir/byte {out[key]['allocs_per_kib']:8.2f} allocs/KiB "
+                  f"{out[key]['allocs_per_event']:7.3f} allocs/event", flush=True)
+    if not only or "idle" in only:
+        for f in ["json", "xml_function"]:
+            b1, n1 = dhat([bench, "--idle", "1", "--format", f])
+            b2, n2 = dhat([bench, "--idle", "1001", "--format", f])
+            key = f"idle/{f}"
+            out[key] = {"heap_bytes_per_decoder": round((b2 - b1) / 1000, 1), "allocs_per_decoder": round((n2 - n1) / 1000, 2)}
+            print(f"{key:32s} {out[key]['heap_bytes_per_decoder']:9.1f} heap bytes {out[key]['allocs_per_decoder']:8.2f} allocs", flush=True)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--record", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--bench", default=os.path.join(HERE, "..", ".build", "release", "toolcall-bench"))
+    ap.add_argument("--only")
+    a = ap.parse_args()
+    counts = measure(a.bench, a.only)
+    if a.record:
+        os.makedirs(os.path.dirname(THRESHOLDS), exist_ok=True)
+        old = json.load(open(THRESHOLDS)) if os.path.exists(THRESHOLDS) else {}
+        old.update(counts)
+        json.dump(old, open(THRESHOLDS, "w"), indent=1, sort_keys=True)
+        open(THRESHOLDS, "a").write("\n")
+        print(f"recorded {len(counts)} entries in {os.path.relpath(THRESHOLDS)}")
+    if a.check:
+        limits = json.load(open(THRESHOLDS))
+        bad = []
+        for key, vals in counts.items():
+            for metric, v in vals.items():
+                lim = limits.get(key, {}).get(metric)
+                if lim is None:
+                    continue
+                # 10 % over the recorded count fails; tiny counts get an absolute slack.
+                if v > lim * 1.10 + (0.05 if metric != "ir_per_byte" else 0.1):
+                    bad.append(f"{key} {metric}: {v} > {lim} + 10 %")
+        for b in bad:
+            print("REGRESSION", b)
+        print(f"bench-check: {len(counts)} entries, {len(bad)} regressions")
+        sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
