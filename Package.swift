@@ -39,6 +39,12 @@ let package = Package(
             path: "Benchmarks/ToolCallBench",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "stream-weather",
+            dependencies: ["ToolCallKit"],
+            path: "Examples/StreamWeather",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "ToolCallKitTests",
             dependencies: ["ToolCallKit"],
