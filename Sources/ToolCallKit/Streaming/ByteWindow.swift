@@ -47,6 +47,13 @@ struct ByteWindow: Sendable {
         storage.append(contentsOf: chunk)
     }
 
+    /// Counts `n` bytes as received and already accounted for, without storing them (the
+    /// decoder's fast path for plain text). Only when nothing is retained.
+    mutating func skipEmpty(_ n: Int) {
+        precondition(storage.isEmpty)
+        base += n
+    }
+
     /// Drops every byte before `offset`. Cheap when little remains: the bytes kept are moved.
     mutating func discard(before offset: Int) {
         let n = offset - base
@@ -93,6 +100,37 @@ enum UTF8Boundary {
             back += 1
         }
         return end
+    }
+
+    /// Whether `bytes` does not end inside a valid but unfinished UTF-8 sequence.
+    static func endsCleanly(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard let last = bytes.last, last >= 0x80 else { return true }
+        // The lead byte of the last sequence, within the last 4 bytes.
+        var i = bytes.endIndex - 1
+        while i > bytes.startIndex && bytes[i] & 0xC0 == 0x80 && bytes.endIndex - i < 4 { i -= 1 }
+        let b0 = bytes[i]
+        let need: Int
+        switch b0 {
+        case 0xC2...0xDF: need = 2
+        case 0xE0...0xEF: need = 3
+        case 0xF0...0xF4: need = 4
+        default: return true  // ASCII, a stray continuation or an invalid lead: nothing to wait for
+        }
+        let have = bytes.endIndex - i
+        guard have < need else { return true }
+        // Unfinished: only a valid prefix is worth waiting for.
+        if have >= 2 {
+            let b1 = bytes[i + 1]
+            switch b0 {
+            case 0xE0: if b1 < 0xA0 || b1 > 0xBF { return true }
+            case 0xED: if b1 < 0x80 || b1 > 0x9F { return true }
+            case 0xF0: if b1 < 0x90 || b1 > 0xBF { return true }
+            case 0xF4: if b1 < 0x80 || b1 > 0x8F { return true }
+            default: if b1 & 0xC0 != 0x80 { return true }
+            }
+        }
+        if have >= 3 && bytes[i + 2] & 0xC0 != 0x80 { return true }
+        return false
     }
 
     /// Whether `bytes` is well-formed UTF-8 (Unicode Table 3-7).

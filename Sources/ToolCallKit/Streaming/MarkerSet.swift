@@ -75,34 +75,46 @@ struct MarkerSet: Sendable {
         guard from < end else { return end }
         let base = w.base
         return unsafe w.storage.withUnsafeBufferPointer { buf -> Int in
-            let start = unsafe buf.baseAddress! + (from - base)
-            let count = end - from
-            if let x = soleFirst {
-                guard let hit = unsafe memchr(start, Int32(x), count) else { return end }
-                return from + (unsafe UnsafeRawPointer(hit) - UnsafeRawPointer(start))
-            }
-            var i = 0
-            if firstList.count <= 4 {
-                // SWAR: a byte equal to b makes (v ^ b*0x01..) have a zero byte.
-                let lows: UInt64 = 0x0101_0101_0101_0101
-                let highs: UInt64 = 0x8080_8080_8080_8080
-                while i + 8 <= count {
-                    let v = unsafe UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self)
-                    var found: UInt64 = 0
-                    for pattern in firstPatterns {
-                        let x = v ^ pattern
-                        found |= (x &- lows) & ~x & highs
-                    }
-                    if found != 0 { break }
-                    i += 8
-                }
-            }
-            while i < count {
-                if canBegin(unsafe start[i]) { return from + i }
-                i += 1
-            }
-            return end
+            let offset = unsafe candidateOffset(buf.baseAddress! + (from - base), count: end - from)
+            return from + offset
         }
+    }
+
+    /// Whether no byte of `bytes` can begin a marker (the decoder's fast path for plain text).
+    func hasNoCandidate(in bytes: ArraySlice<UInt8>) -> Bool {
+        unsafe bytes.withUnsafeBufferPointer { buf in
+            unsafe candidateOffset(buf.baseAddress!, count: buf.count) == buf.count
+        }
+    }
+
+    /// The offset of the first byte in `start[0..<count]` that can begin a marker, or `count`.
+    @inline(__always)
+    private func candidateOffset(_ start: UnsafePointer<UInt8>, count: Int) -> Int {
+        if let x = soleFirst {
+            guard let hit = unsafe memchr(start, Int32(x), count) else { return count }
+            return unsafe UnsafeRawPointer(hit) - UnsafeRawPointer(start)
+        }
+        var i = 0
+        if firstList.count <= 4 {
+            // SWAR: a byte equal to b makes (v ^ b*0x01..) have a zero byte.
+            let lows: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while i + 8 <= count {
+                let v = unsafe UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self)
+                var found: UInt64 = 0
+                for pattern in firstPatterns {
+                    let x = v ^ pattern
+                    found |= (x &- lows) & ~x & highs
+                }
+                if found != 0 { break }
+                i += 8
+            }
+        }
+        while i < count {
+            if canBegin(unsafe start[i]) { return i }
+            i += 1
+        }
+        return count
     }
 
     /// Searches `[from, end)` for the first marker (or marker prefix at the end).

@@ -196,6 +196,16 @@ public struct ToolCallDecoder: Sendable {
     public mutating func feed(_ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) {
         precondition(!isFinished, "feed(_:) after finish()")
         guard !chunk.isEmpty else { return }
+        // Plain text with nothing held back and no byte that could begin a marker: the
+        // chunk is one text event, and the window is never touched.
+        if case .text = mode, sawVisibleText, cut == window.received, window.storage.isEmpty,
+            laterSet.hasNoCandidate(in: chunk), UTF8Boundary.endsCleanly(chunk)
+        {
+            out.append(.text(EventText(chunk)))
+            window.skipEmpty(chunk.count)
+            cut = window.received
+            return
+        }
         // Events are appended straight into the caller's array.
         swap(&events, &out)
         defer { swap(&events, &out) }
