@@ -38,7 +38,8 @@ struct TextArgumentEmitter: Sendable {
     private var typed = false
     private var mode: Mode = .held
     private var buffer: [UInt8] = []
-    private var text = ""
+    /// The streamed string value so far, as bytes (decoded once, when the value ends).
+    private var text: [UInt8] = []
     /// A held `{`/`[` value nested deeper than this is `too_large`.
     let maxDepth: Int
     private var tooDeep = false
@@ -61,7 +62,7 @@ struct TextArgumentEmitter: Sendable {
         let types = SchemaTyping.types(of: schema)
         typed = !types.isEmpty
         buffer.removeAll(keepingCapacity: true)
-        text = ""
+        text.removeAll(keepingCapacity: true)
         var prefix: [UInt8] = [UInt8(ascii: began == 0 ? "{" : ",")]
         JSONValue.writeString(key, to: &prefix)
         prefix.append(UInt8(ascii: ":"))
@@ -112,7 +113,7 @@ struct TextArgumentEmitter: Sendable {
         switch mode {
         case .stream:
             emit([UInt8(ascii: "\"")], actions: &actions)
-            value = .string(text)
+            value = .string(String(decoding: text, as: UTF8.self))
         case .held, .probe:
             if Self.nesting(buffer) > maxDepth {
                 tooDeep = true
@@ -142,7 +143,7 @@ struct TextArgumentEmitter: Sendable {
         }
         members.append((key: key, value: value))
         buffer.removeAll(keepingCapacity: true)
-        text = ""
+        text.removeAll(keepingCapacity: true)
     }
 
     /// The call ended: its arguments, or the `invalid_arguments` detail.
@@ -158,9 +159,15 @@ struct TextArgumentEmitter: Sendable {
     }
 
     private mutating func streamPiece(_ bytes: ArraySlice<UInt8>, actions: inout [GrammarAction]) {
-        let piece = String(decoding: bytes, as: UTF8.self)
-        text += piece
+        text.append(contentsOf: bytes)
         guard !silent else { return }
+        // Most pieces need no escaping: then the piece itself is the JSON text (small pieces
+        // stay inline, no allocation). Otherwise escape it (invalid UTF-8 becomes U+FFFD).
+        if !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) && UTF8Boundary.isValid(bytes) {
+            actions.append(.delta(EventText(bytes)))
+            return
+        }
+        let piece = String(decoding: bytes, as: UTF8.self)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 8)
         JSONValue.writeEscaped(piece.utf8.span, to: &out)
