@@ -168,18 +168,8 @@ struct GemmaFrameParser: Sendable {
                 settle(value, mismatches: mismatches, end: end, actions: &actions)
                 return .finished(at: end)
             case .malformed(let detail):
-                switch recovery.search(w, from: pos, end: w.end) {
-                case .found(let k, let at):
-                    let end = k == 0 ? at + endMarker.count : at
-                    actions.append(.reject(.malformed, detail: detail, end: end))
-                    return .finished(at: end)
-                case .partial(let at):
-                    pos = at
-                    return .needMore
-                case .none:
-                    pos = w.end
-                    return .needMore
-                }
+                // Through the end marker (index 0); up to a new start marker.
+                return recovery.rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { $0 == 0 }
             }
         }
     }

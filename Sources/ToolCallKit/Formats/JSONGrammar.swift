@@ -140,18 +140,7 @@ struct JSONGrammar: CallGrammar {
                 }
             case .junk(let detail):
                 pendingCall = nil
-                switch JSONGrammar.endTags.search(w, from: pos, end: w.end) {
-                case .found(let k, let at):
-                    let end = at + JSONGrammar.endTags.markers[k].count
-                    actions.append(.reject(.malformed, detail: detail, end: end))
-                    return .finished(at: end)
-                case .partial(let at):
-                    pos = at
-                    return .needMore
-                case .none:
-                    pos = w.end
-                    return .needMore
-                }
+                return JSONGrammar.endTags.rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in true }
             case .bare:
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos

@@ -221,17 +221,7 @@ struct Llama3Grammar: CallGrammar {
                     state = .malformed(detail: "expected a call in the list")
                 }
             case .malformed(let detail):
-                switch Llama3Grammar.tag.search(w, from: pos, end: w.end) {
-                case .found(_, let at):
-                    actions.append(.reject(.malformed, detail: detail, end: at))
-                    return .finished(at: at)
-                case .partial(let at):
-                    pos = at
-                    return .needMore
-                case .none:
-                    pos = w.end
-                    return .needMore
-                }
+                return Llama3Grammar.tag.rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in false }
             }
         }
     }

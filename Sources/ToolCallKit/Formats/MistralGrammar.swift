@@ -188,17 +188,7 @@ struct MistralGrammar: CallGrammar {
                     state = .malformed(detail: "expected ',' or ']' in the call list")
                 }
             case .malformed(let detail):
-                switch MistralGrammar.startMarker.search(w, from: pos, end: w.end) {
-                case .found(_, let at):
-                    actions.append(.reject(.malformed, detail: detail, end: at))
-                    return .finished(at: at)
-                case .partial(let at):
-                    pos = at
-                    return .needMore
-                case .none:
-                    pos = w.end
-                    return .needMore
-                }
+                return MistralGrammar.startMarker.rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in false }
             }
         }
     }

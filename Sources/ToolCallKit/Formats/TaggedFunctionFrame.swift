@@ -218,18 +218,7 @@ struct TaggedFunctionParser: Sendable {
                 }
             case .junk(let detail):
                 let stop = wrapped ? tags.wrapperClose : tags.functionClose
-                switch MarkerSet([stop]).search(w, from: pos, end: w.end) {
-                case .found(_, let at):
-                    let end = at + stop.count
-                    actions.append(.reject(.malformed, detail: detail, end: end))
-                    return .finished(at: end)
-                case .partial(let at):
-                    pos = at
-                    return .needMore
-                case .none:
-                    pos = w.end
-                    return .needMore
-                }
+                return MarkerSet([stop]).rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in true }
             }
         }
     }

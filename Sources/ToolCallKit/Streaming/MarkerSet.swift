@@ -159,4 +159,27 @@ struct MarkerSet: Sendable {
         }
         return .none
     }
+
+    /// Skips the rest of a malformed frame: rejects it as `malformed` up to the first of these
+    /// markers (through the marker when `through` says so, else up to it, so that the text
+    /// scanner sees it), or keeps waiting. What every grammar does after a syntax error.
+    ///
+    /// - Returns: `.finished` at the end of the rejected bytes, or `.needMore`.
+    func rejectMalformed(
+        _ w: ByteWindow, pos: inout Int, detail: String, actions: inout [GrammarAction],
+        through: (Int) -> Bool
+    ) -> GrammarStep {
+        switch search(w, from: pos, end: w.end) {
+        case .found(let k, let at):
+            let end = through(k) ? at + markers[k].count : at
+            actions.append(.reject(.malformed, detail: detail, end: end))
+            return .finished(at: end)
+        case .partial(let at):
+            pos = at
+            return .needMore
+        case .none:
+            pos = w.end
+            return .needMore
+        }
+    }
 }

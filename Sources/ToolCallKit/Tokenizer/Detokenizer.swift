@@ -146,7 +146,7 @@ public struct Detokenizer: Sendable {
 
     /// A byte-fallback run ended: its text if it is valid UTF-8, else one U+FFFD per byte.
     private mutating func endRun(_ strip: Tokenizer.Strip?, into out: inout [UInt8]) {
-        if UTF8Check.isComplete(run[...]) {
+        if UTF8Boundary.isValid(run[...]) {
             emit(run[...], strip, into: &out)
         } else {
             var bad: [UInt8] = []
@@ -204,41 +204,6 @@ public struct Detokenizer: Sendable {
     private static func hasPrefix(_ text: ArraySlice<UInt8>, at i: Int, _ p: [UInt8]) -> Bool {
         guard i + p.count <= text.endIndex else { return false }
         for k in 0..<p.count where text[i + k] != p[k] { return false }
-        return true
-    }
-}
-
-/// Strict UTF-8 validation.
-enum UTF8Check {
-    /// Whether `bytes` is valid UTF-8 that does not end inside a character.
-    static func isComplete(_ bytes: ArraySlice<UInt8>) -> Bool {
-        var i = bytes.startIndex
-        let end = bytes.endIndex
-        while i < end {
-            let b = bytes[i]
-            if b < 0x80 {
-                i += 1
-                continue
-            }
-            let n: Int
-            var lo: UInt8 = 0x80
-            var hi: UInt8 = 0xBF
-            switch b {
-            case 0xC2...0xDF: n = 2
-            case 0xE0: n = 3; lo = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: n = 3
-            case 0xED: n = 3; hi = 0x9F
-            case 0xF0: n = 4; lo = 0x90
-            case 0xF1...0xF3: n = 4
-            case 0xF4: n = 4; hi = 0x8F
-            default: return false
-            }
-            guard i + n <= end else { return false }
-            let b1 = bytes[i + 1]
-            guard b1 >= lo && b1 <= hi else { return false }
-            for k in 2..<max(2, n) where bytes[i + k] & 0xC0 != 0x80 { return false }
-            i += n
-        }
         return true
     }
 }

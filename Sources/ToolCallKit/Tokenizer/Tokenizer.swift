@@ -175,7 +175,7 @@ public struct Tokenizer: Sendable {
                 }
             }
             let from = Int(starts[id])
-            if UTF8Check.isComplete(arena[from...]) { flags[id] |= Flag.wholeUTF8 }
+            if UTF8Boundary.isValid(arena[from...]) { flags[id] |= Flag.wholeUTF8 }
         }
         starts.append(Int32(arena.count))
         guard arena.count < Int32.max else {
