@@ -28,7 +28,7 @@ struct LFM2Grammar: CallGrammar {
         /// Inside the list: a call, or `]` (when `closable`: first, or after a comma).
         case element(closable: Bool)
         /// Reading a call.
-        case call(PythonCallReader)
+        case call
         /// Skipping the rest of a call that could not be read.
         case recover(PythonCallSkipper, detail: String)
         /// After a call: `,`, `]`, or the end marker.
@@ -60,6 +60,9 @@ struct LFM2Grammar: CallGrammar {
     let skipRule = SkipRule.through([Array(LFM2Grammar.endText.utf8)])
 
     private var state: State = .open
+    /// The call being read: a stored property, not an enum payload, so it mutates in place
+    /// (a payload is copied out and back on every chunk).
+    private var reader = PythonCallReader(at: 0, context: GrammarContext(format: .lfm2, tools: nil, maxDepth: 0))
     private var pos = 0
     private var inList = false
     /// The end of the last action reported.
@@ -118,7 +121,8 @@ struct LFM2Grammar: CallGrammar {
                     pos += 1
                     state = .element(closable: true)
                 } else if PythonCallReader.isNameStart(b) {
-                    state = .call(PythonCallReader(at: pos, context: context))
+                    reader = PythonCallReader(at: pos, context: context)
+                    state = .call
                 } else {
                     switch endMarker(w, at: pos) {
                     case nil: return .needMore
@@ -139,18 +143,16 @@ struct LFM2Grammar: CallGrammar {
                     listEnd = pos
                     state = .afterList(listEnd: pos)
                 } else if PythonCallReader.isNameStart(b) {
-                    state = .call(PythonCallReader(at: pos, context: context))
+                    reader = PythonCallReader(at: pos, context: context)
+                    state = .call
                 } else {
                     state = .recover(PythonCallSkipper(depth: 0), detail: "expected a call")
                 }
-            case .call(var reader):
-                // Release the state's copy so the reader's buffers stay unique (no copy per chunk).
-                state = .next
+            case .call:
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos
                 switch result {
                 case .needMore:
-                    state = .call(reader)
                     return .needMore
                 case .complete(let arguments, let end):
                     report(.accept(arguments: arguments, end: end), &actions)

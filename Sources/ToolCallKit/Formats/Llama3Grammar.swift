@@ -28,7 +28,7 @@ struct Llama3Grammar: CallGrammar {
         /// After a call: separators, then another call or the end of the frame.
         case between(bare: Bool)
         /// A Python call after `<|python_tag|>`, alone or in a list.
-        case python(PythonCallReader, inList: Bool)
+        case python(inList: Bool)
         /// After a Python call in a list: `,` or `]`.
         case pythonNext
         /// In a Python list after `,`: a call or `]`.
@@ -48,6 +48,8 @@ struct Llama3Grammar: CallGrammar {
     private var state: State = .open
     /// The JSON call object being read (a stored property, so it mutates in place).
     private var reader = CallObjectReader(at: 0, streaming: false, maxDepth: 0)
+    /// The Python call being read (likewise).
+    private var pythonReader = PythonCallReader(at: 0, context: GrammarContext(format: .llama3, tools: nil, maxDepth: 0))
     private var pos = 0
     private var inList = false
     /// The frame began at the start of the output (a bare call there needs no declared name).
@@ -89,7 +91,8 @@ struct Llama3Grammar: CallGrammar {
                     inList = true
                     state = .listElement(bare: false, first: true)
                 case let b where PythonCallReader.isNameStart(b):
-                    state = .python(PythonCallReader(at: pos, context: context), inList: false)
+                    pythonReader = PythonCallReader(at: pos, context: context)
+                    state = .python(inList: false)
                 default:
                     state = .malformed(detail: "expected a JSON call after <|python_tag|>")
                 }
@@ -134,7 +137,8 @@ struct Llama3Grammar: CallGrammar {
                     reader = CallObjectReader(at: pos, streaming: !bare, maxDepth: context.maxDepth)
                     state = .object(bare: bare)
                 } else if first && !bare && PythonCallReader.isNameStart(w[pos]) {
-                    state = .python(PythonCallReader(at: pos, context: context), inList: true)
+                    pythonReader = PythonCallReader(at: pos, context: context)
+                    state = .python(inList: true)
                 } else if first && w[pos] == UInt8(ascii: "]") {
                     pos += 1
                     if bare { return giveBack(at: pos, actions: &actions) }
@@ -169,14 +173,11 @@ struct Llama3Grammar: CallGrammar {
                 } else {
                     return .finished(at: lastCallEnd)
                 }
-            case .python(var reader, let list):
-                // Release the state's copy so the reader's buffers stay unique (no copy per chunk).
-                state = .pythonNext
-                let result = reader.advance(w, actions: &actions)
-                pos = reader.pos
+            case .python(let list):
+                let result = pythonReader.advance(w, actions: &actions)
+                pos = pythonReader.pos
                 switch result {
                 case .needMore:
-                    state = .python(reader, inList: list)
                     return .needMore
                 case .complete(let arguments, let end):
                     actions.append(.accept(arguments: arguments, end: end))
@@ -212,7 +213,8 @@ struct Llama3Grammar: CallGrammar {
                 while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
                 guard pos < w.end else { return .needMore }
                 if PythonCallReader.isNameStart(w[pos]) {
-                    state = .python(PythonCallReader(at: pos, context: context), inList: true)
+                    pythonReader = PythonCallReader(at: pos, context: context)
+                    state = .python(inList: true)
                 } else if w[pos] == UInt8(ascii: "]") {
                     pos += 1
                     actions.append(.markup(end: pos))

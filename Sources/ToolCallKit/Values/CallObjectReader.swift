@@ -19,6 +19,23 @@ struct RawDeltaStreamer: Sendable {
     }
 }
 
+extension EventText {
+    /// A piece of a string value as JSON string-body text (escaped, no quotes), for a delta.
+    ///
+    /// Most pieces need no escaping: then the piece itself is the JSON text (kept inline when
+    /// small, so no allocation). Otherwise it is escaped, invalid UTF-8 becoming U+FFFD.
+    static func jsonStringFragment(_ bytes: ArraySlice<UInt8>) -> EventText {
+        if !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) && UTF8Boundary.isValid(bytes) {
+            return EventText(bytes)
+        }
+        let piece = String(decoding: bytes, as: UTF8.self)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 8)
+        JSONValue.writeEscaped(piece.utf8.span, to: &out)
+        return EventText(utf8: out)
+    }
+}
+
 /// A call read from a JSON object.
 struct ParsedCallObject: Sendable {
     var name: String?

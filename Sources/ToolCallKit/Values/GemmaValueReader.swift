@@ -98,7 +98,6 @@ struct GemmaValueReader: Sendable {
     private var emittedMembers = 0
     /// The next byte of a streamed top-level string to emit; nil when not streaming.
     private var streamFrom: Int?
-    private var streamedText = ""
 
     /// - Parameters:
     ///   - at: the opener (`{` or `(`).
@@ -328,12 +327,8 @@ struct GemmaValueReader: Sendable {
                 pos = stop
                 guard let found, found.complete else { return .needMore }
                 pos += delimiter.count
-                let text: String
-                if streamFrom != nil {
-                    text = streamedText
-                } else {
-                    text = String(decoding: w.slice(start..<found.at), as: UTF8.self)
-                }
+                // The value's bytes are still in the window (the frame is retained until its end).
+                let text = String(decoding: w.slice(start..<found.at), as: UTF8.self)
                 if let r = finishValue(.string(text), kind: .quotedText(text), actions: &actions) { return r }
             case .quoted(let start, var escape):
                 while pos < w.end {
@@ -428,7 +423,6 @@ struct GemmaValueReader: Sendable {
         guard stack.count == 1, let key = stack[0].key, streams(key) else { return }
         actions.append(.delta(EventText(memberPrefix(key) + "\"")))
         streamFrom = start
-        streamedText = ""
     }
 
     /// Emits a streamed string's bytes up to `upTo`, JSON-escaped.
@@ -436,11 +430,7 @@ struct GemmaValueReader: Sendable {
         guard let from = streamFrom else { return }
         let end = final ? upTo : UTF8Boundary.safeEnd(w, start: from, end: upTo)
         guard end > from else { return }
-        let s = String(decoding: w.slice(from..<end), as: UTF8.self)
-        streamedText += s
-        var out: [UInt8] = []
-        JSONValue.writeEscaped(s.utf8.span, to: &out)
-        actions.append(.delta(EventText(utf8: out)))
+        actions.append(.delta(.jsonStringFragment(w.slice(from..<end))))
         streamFrom = end
     }
 

@@ -465,10 +465,7 @@ struct PythonCallReader: Sendable {
     private mutating func flushString(final: Bool, actions: inout [GrammarAction]) {
         let end = final ? scratch.count : PythonCallReader.safeEnd(scratch, from: emitted)
         guard end > emitted else { return }
-        let text = String(decoding: scratch[emitted..<end], as: UTF8.self)
-        var out: [UInt8] = []
-        JSONValue.writeEscaped(text.utf8.span, to: &out)
-        actions.append(.delta(EventText(utf8: out)))
+        actions.append(.delta(.jsonStringFragment(scratch[emitted..<end])))
         emitted = end
     }
 

@@ -161,17 +161,7 @@ struct TextArgumentEmitter: Sendable {
     private mutating func streamPiece(_ bytes: ArraySlice<UInt8>, actions: inout [GrammarAction]) {
         text.append(contentsOf: bytes)
         guard !silent else { return }
-        // Most pieces need no escaping: then the piece itself is the JSON text (small pieces
-        // stay inline, no allocation). Otherwise escape it (invalid UTF-8 becomes U+FFFD).
-        if !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) && UTF8Boundary.isValid(bytes) {
-            actions.append(.delta(EventText(bytes)))
-            return
-        }
-        let piece = String(decoding: bytes, as: UTF8.self)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 8)
-        JSONValue.writeEscaped(piece.utf8.span, to: &out)
-        actions.append(.delta(EventText(utf8: out)))
+        actions.append(.delta(.jsonStringFragment(bytes)))
     }
 
     private func emit(_ bytes: [UInt8], actions: inout [GrammarAction]) {
