@@ -44,7 +44,7 @@ struct GemmaFrameParser: Sendable {
         /// Reading the name, which began at `start`.
         case name(start: Int)
         /// Reading the arguments.
-        case args(GemmaValueReader)
+        case args
         /// The arguments ended at `end`: the end marker may follow.
         case afterArgs(JSONValue, mismatches: [String], end: Int)
         /// Skipping a malformed frame through the end marker.
@@ -60,6 +60,9 @@ struct GemmaFrameParser: Sendable {
     /// The end marker, then the start marker: where a malformed frame stops.
     private let recovery: MarkerSet
     private var state: State = .malformed(detail: "")
+    /// The arguments being read: a stored property, not an enum payload, so it mutates in
+    /// place (a payload is copied out and back on every chunk).
+    private var reader = GemmaValueReader(at: 0, delimiter: "", stopMarker: "", tool: nil, maxDepth: 0)
     private var pos = 0
 
     init(startMarker: String, endMarker: String, delimiter: String) {
@@ -127,19 +130,15 @@ struct GemmaFrameParser: Sendable {
                     continue
                 }
                 actions.append(.start(name: name, id: nil))
-                state = .args(
-                    GemmaValueReader(
-                        at: pos, delimiter: delimiter, stopMarker: endMarkerText, tool: context.tools?[name],
-                        maxDepth: context.maxDepth))
-            case .args(var reader):
-                // Release the state's copy first, so the reader's buffers stay uniquely owned
-                // (otherwise each chunk would copy them: quadratic time).
-                state = .malformed(detail: "")
+                reader = GemmaValueReader(
+                    at: pos, delimiter: delimiter, stopMarker: endMarkerText, tool: context.tools?[name],
+                    maxDepth: context.maxDepth)
+                state = .args
+            case .args:
                 let result = reader.advance(w, actions: &actions)
                 pos = reader.pos
                 switch result {
                 case .needMore:
-                    state = .args(reader)
                     return .needMore
                 case .complete(let value, let end, let mismatches):
                     state = .afterArgs(value, mismatches: mismatches, end: end)

@@ -32,7 +32,7 @@ struct KimiK2Grammar: CallGrammar {
         /// After `<|tool_call_argument_begin|>`: white space, then `{`.
         case argsOpen
         /// Reading the arguments object.
-        case args(JSONReader, RawDeltaStreamer)
+        case args
         /// The arguments ended at `end`: `<|tool_call_end|>` may follow.
         case afterArgs(JSONValue, end: Int)
         /// Skipping a call that cannot be parsed, to its end.
@@ -65,6 +65,9 @@ struct KimiK2Grammar: CallGrammar {
     static let maxIDBytes = 1024
 
     private var state: State = .section(from: 0)
+    // The arguments reader lives in stored properties, so it mutates in place.
+    private var argsReader = JSONReader()
+    private var streamer = RawDeltaStreamer(from: 0)
     private var pos = 0
     private var inSection = false
     private var callsSeen = 0
@@ -173,16 +176,14 @@ struct KimiK2Grammar: CallGrammar {
                     state = .badCall(detail: "expected a JSON object after <|tool_call_argument_begin|>")
                     continue
                 }
-                state = .args(JSONReader(maxDepth: context.maxDepth), RawDeltaStreamer(from: pos))
-            case .args(var reader, var streamer):
-                // Release the state's copy first, so the reader's buffers stay uniquely owned
-                // (otherwise each chunk would copy them: quadratic time).
-                state = .argsOpen
-                let event = reader.advance(w, from: &pos, to: w.end)
+                argsReader = JSONReader(maxDepth: context.maxDepth)
+                streamer = RawDeltaStreamer(from: pos)
+                state = .args
+            case .args:
+                let event = argsReader.advance(w, from: &pos, to: w.end)
                 switch event {
                 case .needMore, .valueStart, .valueEnd:
                     streamer.flush(w, upTo: pos, final: false, actions: &actions)
-                    state = .args(reader, streamer)
                     if case .needMore = event { return .needMore }
                 case .complete(let value, let end):
                     streamer.flush(w, upTo: end, final: true, actions: &actions)
