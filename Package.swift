@@ -39,6 +39,13 @@ let package = Package(
             path: "Benchmarks/ToolCallBench",
             swiftSettings: strict
         ),
+        // The libFuzzer target (`make fuzz`). It has no `main`: build it only with
+        // `--product ToolCallFuzz` and `--sanitize fuzzer` (BUILD-NOTES.md §c).
+        .executableTarget(
+            name: "ToolCallFuzz",
+            dependencies: ["ToolCallKit"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "ToolCallKitTests",
             dependencies: ["ToolCallKit"],
