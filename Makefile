@@ -41,6 +41,10 @@ tokens: release
 
 # libFuzzer (BUILD-NOTES.md §c): every format, the decoder's invariants checked in the fuzz body.
 # Built in its own scratch folder so the sanitized build does not displace the release build.
+# `--sanitize fuzzer --sanitize address` gave a build without coverage instrumentation here
+# (SwiftPM passes two `-sanitize=` flags and the compiler kept only one); `-Xswiftc
+# -sanitize=fuzzer,address` alone instruments but links SwiftPM's renamed `main`. So:
+# `--sanitize fuzzer` for the link, one combined flag for the compiler.
 # Exits non-zero when it finds a crash, a failed invariant, a hang or a memory blow-up; the
 # input is saved in fuzz-corpus/artifacts/. Seeds come from Fixtures/formats and
 # Fixtures/fuzz-regressions; new inputs accumulate in fuzz-corpus/found (gitignored).
@@ -51,7 +55,7 @@ FUZZ_FLAGS ?=
 
 fuzz-build: deps
 	@set -o pipefail; $(SWIFT) build -c release --scratch-path $(FUZZ_SCRATCH) \
-	  --sanitize fuzzer --sanitize address --product ToolCallFuzz 2>&1 \
+	  --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address --product ToolCallFuzz 2>&1 \
 	  | { grep -v -e "Cannot export local symbol '__asan" -e "^$$" || true; }
 
 fuzz: fuzz-build

@@ -291,8 +291,10 @@ public struct ToolCallDecoder: Sendable {
                     }
                     emitReasoning(upTo: at, rawEnd: at + length)
                 } else {
-                    // A call marker that ends the block; the text scanner parses the call.
-                    emitReasoning(upTo: at)
+                    // A call marker that ends the block; the text scanner parses the call. The
+                    // block is over even when it is only its open marker (else that marker would
+                    // be scanned again as text, forever).
+                    emitReasoning(upTo: at, final: true)
                 }
                 mode = .text
                 return true
