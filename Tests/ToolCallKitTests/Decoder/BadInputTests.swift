@@ -80,7 +80,7 @@ struct BadInputTests {
         #expect(Self.accepted(whole) == ["g"], "\(whole)")
     }
 
-    @Test("a call just under the size cap is accepted, the same call one byte over it is not", arguments: formats)
+    @Test("a call as large as the size cap is accepted, the same call under half the cap is too_large", arguments: formats)
     func sizeCapBoundary(format: ToolCallFormat) {
         let call = Array(WireCall.call(format, "f", "s", WireCall.string(format, "hello")).utf8)
         let fits = Self.normalized(format, call, options: .init(rawSpans: true, idSeed: 1, maxCallBytes: call.count), chunk: 1)
@@ -90,31 +90,28 @@ struct BadInputTests {
         #expect(Self.tooLarge(over).first?.count == call.count / 2)
     }
 
-    /// A nested value that opens `depth` levels (and, when `closed`, closes them all again).
+    /// A list nested `depth` levels deep (and, when `closed`, closed again): the same text in
+    /// every format (JSON, Python literals, Gemma values, and text values that look like JSON).
     static func nested(_ format: ToolCallFormat, depth: Int, closed: Bool) -> String {
-        let inner = closed ? String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
+        closed ? String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
             : String(repeating: "[", count: depth)
-        return inner
     }
 
     @Test("200,000 levels of nesting, open or closed: too_large, raw rebuilt, the next call accepted",
           arguments: formats, [false, true])
     func deepNesting(format: ToolCallFormat, closed: Bool) {
         let deep = WireCall.call(format, "f", "a", Self.nested(format, depth: 200_000, closed: closed))
-        // An unclosed value swallows what follows up to the call's end marker (or the stream's end).
         let input = Array(("x " + deep + " y " + WireCall.next(format)).utf8)
         let whole = Self.normalized(format, input, options: .init(rawSpans: true, idSeed: 1))
         #expect(!Self.tooLarge(whole).isEmpty, "\(format): \(whole.prefix(4))")
         #expect(!Self.accepted(whole).contains("f"))
         let chunked = Self.normalized(format, input, options: .init(rawSpans: true, idSeed: 1), chunk: 65_521)
         #expect(whole == chunked)
-        if closed || [.xmlFunction, .glm4, .minimaxM2, .gemma, .gemma4, .kimiK2].contains(format) {
-            // The nested value ends (or its call's end marker ends it): the stream goes on.
-            #expect(Self.accepted(whole) == ["g"], "\(format): \(whole.suffix(4))")
-        }
+        // The rest of the call is skipped by the format's rule: the stream goes on.
+        #expect(Self.accepted(whole) == ["g"], "\(format): \(whole.suffix(4))")
     }
 
-    @Test("the depth cap: exactly maxDepth levels pass, one more is too_large", arguments: formats)
+    @Test("the depth cap: a value within it is accepted, the same value past it is too_large", arguments: formats)
     func depthCapBoundary(format: ToolCallFormat) {
         let options = { (d: Int) in ToolCallDecoder.Options(rawSpans: true, idSeed: 1, maxDepth: d) }
         // The arguments object is one level; the value adds three.
@@ -176,12 +173,12 @@ struct BadInputTests {
             if round % 3 == 0 {
                 for _ in 0..<rng.below(200) { input.append(UInt8(truncatingIfNeeded: rng.next())) }
             } else {
-                for _ in 0..<rng.below(60) { input += pieces[rng.below(pieces.count)] }
+                for _ in 0..<rng.below(40) { input += pieces[rng.below(pieces.count)] }
             }
             var verifier = ChunkingVerifier(format: format, tools: round % 2 == 0 ? nil : tools)
             verifier.options.maxDepth = 1 + rng.below(6)
             verifier.options.reasoning = round % 4 == 1
-            verifier.verify(input, everySplit: true)
+            verifier.verify(input, everySplit: input.count <= 256)
         }
     }
 
