@@ -42,7 +42,7 @@ tokens: release
 # libFuzzer (BUILD-NOTES.md §c): every format, the decoder's invariants checked in the fuzz body.
 # Built in its own scratch folder so the sanitized build does not displace the release build.
 # `--sanitize fuzzer --sanitize address` gave a build without coverage instrumentation here
-# (SwiftPM passes two `-sanitize=` flags and the compiler kept only one); `-Xswiftc
+# (SwiftPM passes two `-sanitize=` flags; the objects had ASan but no coverage); `-Xswiftc
 # -sanitize=fuzzer,address` alone instruments but links SwiftPM's renamed `main`. So:
 # `--sanitize fuzzer` for the link, one combined flag for the compiler.
 # Exits non-zero when it finds a crash, a failed invariant, a hang or a memory blow-up; the
