@@ -1,10 +1,11 @@
 # ToolCallKit — `make demo` and `make test` set up a fresh Debian machine and run.
 SWIFT ?= swift
+SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/release/toolcall
 SHARED ?= ../shared
 
-.PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz clean
+.PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz fuzz-build clean
 
 all: build
 
@@ -51,6 +52,32 @@ bench-check: release
 # Re-measure and rewrite the thresholds (after an intended change; commit the file).
 bench-record: release
 	python3 Benchmarks/bench_check.py --record
+
+# libFuzzer (BUILD-NOTES.md §c): every format, the decoder's invariants checked in the fuzz body.
+# Built in its own scratch folder so the sanitized build does not displace the release build.
+# `--sanitize fuzzer --sanitize address` gave a build without coverage instrumentation here
+# (SwiftPM passes two `-sanitize=` flags; the objects had ASan but no coverage); `-Xswiftc
+# -sanitize=fuzzer,address` alone instruments but links SwiftPM's renamed `main`. So:
+# `--sanitize fuzzer` for the link, one combined flag for the compiler.
+# Exits non-zero when it finds a crash, a failed invariant, a hang or a memory blow-up; the
+# input is saved in fuzz-corpus/artifacts/. Seeds come from Fixtures/formats and
+# Fixtures/fuzz-regressions; new inputs accumulate in fuzz-corpus/found (gitignored).
+FUZZ_SECONDS ?= 60
+FUZZ_SCRATCH := .build/fuzz
+FUZZ_BIN := $(FUZZ_SCRATCH)/release/ToolCallFuzz
+FUZZ_FLAGS ?=
+
+fuzz-build: deps
+	@set -o pipefail; $(SWIFT) build -c release --scratch-path $(FUZZ_SCRATCH) \
+	  --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address --product ToolCallFuzz 2>&1 \
+	  | { grep -v -e "Cannot export local symbol '__asan" -e "^$$" || true; }
+
+fuzz: fuzz-build
+	@rm -rf fuzz-corpus/seeds && sh Fuzz/make-corpus.sh Fixtures/formats fuzz-corpus/seeds
+	@mkdir -p fuzz-corpus/found fuzz-corpus/artifacts
+	SWIFT_BACKTRACE=enable=no $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	  -max_len=8192 -timeout=20 -dict=Fuzz/toolcall.dict -print_final_stats=1 \
+	  -artifact_prefix=fuzz-corpus/artifacts/ $(FUZZ_FLAGS) fuzz-corpus/found fuzz-corpus/seeds
 
 clean:
 	rm -rf .build

@@ -45,6 +45,13 @@ let package = Package(
             path: "Examples/StreamWeather",
             swiftSettings: strict
         ),
+        // The libFuzzer target (`make fuzz`). It has no `main`: build it only with
+        // `--product ToolCallFuzz` and `--sanitize fuzzer` (BUILD-NOTES.md §c).
+        .executableTarget(
+            name: "ToolCallFuzz",
+            dependencies: ["ToolCallKit"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "ToolCallKitTests",
             dependencies: ["ToolCallKit"],

@@ -19,6 +19,8 @@ struct MistralGrammar: CallGrammar {
         case name(start: Int)
         /// After the name: `[ARGS]`, `[CALL_ID]`, `{`, or a list after junk.
         case afterName(name: String, id: String?)
+        /// After `[ARGS]`: white space, then the arguments object (and nothing else).
+        case afterArgs(name: String, id: String?)
         /// Reading a `[CALL_ID]` value that began at `start`.
         case callID(name: String, start: Int)
         /// Reading the arguments object.
@@ -88,16 +90,7 @@ struct MistralGrammar: CallGrammar {
                 case .found(let k, let at) where at == pos:
                     pos += MistralGrammar.innerMarkers.markers[k].count
                     if k == 0 {
-                        while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
-                        guard pos < w.end else {
-                            state = .afterName(name: name, id: id)
-                            return .needMore
-                        }
-                        guard w[pos] == UInt8(ascii: "{") else {
-                            state = .malformed(detail: "expected a JSON object after [ARGS]")
-                            continue
-                        }
-                        beginArgs(name: name, id: id, actions: &actions, context: context)
+                        state = .afterArgs(name: name, id: id)
                     } else {
                         state = .callID(name: name, start: pos)
                     }
@@ -115,6 +108,14 @@ struct MistralGrammar: CallGrammar {
                         state = .malformed(detail: "expected [ARGS] after the name")
                     }
                 }
+            case .afterArgs(let name, let id):
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                guard w[pos] == UInt8(ascii: "{") else {
+                    state = .malformed(detail: "expected a JSON object after [ARGS]")
+                    continue
+                }
+                beginArgs(name: name, id: id, actions: &actions, context: context)
             case .callID(let name, let start):
                 while pos < w.end && !MistralGrammar.endsName(w[pos]) { pos += 1 }
                 guard pos < w.end else { return .needMore }

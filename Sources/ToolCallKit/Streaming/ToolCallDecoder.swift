@@ -281,6 +281,7 @@ public struct ToolCallDecoder: Sendable {
             case .frame:
                 actions.removeAll(keepingCapacity: true)
                 // The grammar sees at most the cap's worth of the current call.
+                let callStart = cut
                 let limit = cut + options.maxCallBytes
                 window.limit = limit
                 let step = grammar.advance(window, context: context, actions: &actions)
@@ -288,13 +289,11 @@ public struct ToolCallDecoder: Sendable {
                 apply()
                 switch step {
                 case .needMore:
-                    if window.received - cut > options.maxCallBytes {
-                        rejectOversized()
-                        continue
-                    }
-                    // A call ended inside the allowance: the next one gets its own.
-                    if limit < window.received { continue }
-                    return
+                    guard limit < window.received else { return }
+                    // The grammar stopped at the cap. A call that ended inside the allowance
+                    // gives the next one its own; otherwise this one is too large.
+                    if cut == callStart { rejectOversized() }
+                    continue
                 case .finished(let at):
                     closeFrame(at: at, reason: .malformed)
                     mode = .text
@@ -383,8 +382,10 @@ public struct ToolCallDecoder: Sendable {
                     }
                     emitReasoning(upTo: at, rawEnd: at + length)
                 } else {
-                    // A call marker that ends the block; the text scanner parses the call.
-                    emitReasoning(upTo: at)
+                    // A call marker that ends the block; the text scanner parses the call. The
+                    // block is over even when it is only its open marker (else that marker would
+                    // be scanned again as text, forever).
+                    emitReasoning(upTo: at, final: true)
                 }
                 mode = .text
                 return true

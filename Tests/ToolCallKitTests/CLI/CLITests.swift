@@ -93,6 +93,23 @@ struct CLITests {
         CLICase(name: "tokens without tokenizer", args: ["decode", "--format", "json", "--input", "tokens"], status: 2, stderrContains: "--input tokens needs"),
         CLICase(name: "missing tools file", args: ["decode", "--format", "json", "--tools", "/nonexistent/tools.json"], status: 1, stderrContains: "/nonexistent/tools.json"),
         CLICase(name: "unknown command", args: ["frobnicate"], status: 2, stderrContains: "unknown command"),
+        CLICase(name: "no command", args: [], status: 2, stderrContains: "missing command"),
+        CLICase(name: "missing value at the end", args: ["decode", "--format", "json", "--tools"], status: 2, stderrContains: "--tools needs a value"),
+        CLICase(name: "a flag where a value belongs", args: ["decode", "--format", "--raw"], status: 2, stderrContains: "--format needs a value"),
+        CLICase(name: "unknown format with =", args: ["decode", "--format=yaml"], status: 2, stderrContains: "unknown format 'yaml'"),
+        CLICase(name: "chunk bytes negative", args: ["decode", "--format", "json", "--chunk-bytes", "-3"], status: 2, stderrContains: "--chunk-bytes"),
+        CLICase(name: "chunk bytes not a number", args: ["decode", "--format", "json", "--chunk-bytes", "ten"], status: 2, stderrContains: "not 'ten'"),
+        CLICase(name: "max call bytes zero", args: ["decode", "--format", "json", "--max-call-bytes", "0"], status: 2, stderrContains: "--max-call-bytes takes a whole number of at least 1"),
+        CLICase(name: "id seed negative", args: ["decode", "--format", "json", "--id-seed", "-1"], status: 2, stderrContains: "--id-seed"),
+        CLICase(name: "unknown input kind", args: ["decode", "--format", "json", "--input", "xml"], status: 2, stderrContains: "--input takes 'text' or 'tokens'"),
+        CLICase(name: "unknown output kind", args: ["decode", "--format", "json", "--output", "yaml"], status: 2, stderrContains: "--output takes 'events' or 'openai'"),
+        CLICase(name: "formats takes no arguments", args: ["formats", "json"], status: 2, stderrContains: "formats takes no arguments"),
+        CLICase(name: "infer without a folder", args: ["infer"], status: 2, stderrContains: "infer takes one model folder"),
+        CLICase(name: "missing model folder", args: ["decode", "--model", "/nonexistent/model"], status: 1, stderrContains: "/nonexistent/model"),
+        CLICase(name: "model is a file", args: ["decode", "--model", toolsPath], status: 1, stderrContains: "tools.json"),
+        CLICase(name: "tools file is a folder", args: ["decode", "--format", "json", "--tools", FixturePaths.root.path], status: 1, stderrContains: "--tools"),
+        CLICase(name: "tokenizer is a folder", args: ["decode", "--format", "json", "--input", "tokens", "--tokenizer", FixturePaths.root.path],
+                stdin: "1 2", status: 1, stderrContains: "--tokenizer"),
     ]
 
     @Test("runs the binary", arguments: cases)
@@ -119,6 +136,11 @@ struct CLITests {
         ("{\"a\": 1}", "expected a JSON array"),
         ("[{\"function\": {\"description\": \"x\"}}]", "has no name"),
         ("[{\"name\": \"f\", \"parameters\": [1]}]", "parameters is not an object"),
+        ("", "not valid JSON"),
+        ("[1]", "tool 0 is not an object"),
+        ("[{\"type\": \"function\", \"function\": {\"name\": \"\"}}]", "has no name"),
+        ("[{\"name\": \"f\"}, {\"name\": \"g\", \"parameters\": \"none\"}]", "parameters is not an object"),
+        ("[{\"name\": \"f\"}", "not valid JSON"),
     ])
     func invalidTools(content: String, fragment: String) throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("toolcall-tools-\(UUID().uuidString).json")
@@ -187,11 +209,20 @@ struct CLITests {
         #expect(p.terminationStatus == 0)
     }
 
-    @Test("a reader that closes the pipe early ends the tool quietly with status 0")
-    func closedPipe() throws {
+    static let tinyTokenizer = FixturePaths.root.appendingPathComponent("tokenizers/bytelevel-tiny.tokenizer.json").path
+
+    @Test("a reader that closes the pipe early ends the tool quietly with status 0", arguments: [
+        ("text", "head -c 300000 /dev/zero | tr '\\0' 'a'", ["--chunk-bytes", "1"]),
+        ("text, openai", "head -c 300000 /dev/zero | tr '\\0' 'a'", ["--chunk-bytes", "1", "--output", "openai"]),
+        ("calls", "yes '<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>' | head -c 3000000", []),
+        ("tokens", "yes 97 | head -c 600000", ["--input", "tokens", "--tokenizer", tinyTokenizer, "--chunk-bytes", "2"]),
+        ("tokens, openai", "yes 97 | head -c 600000", ["--input", "tokens", "--tokenizer", tinyTokenizer, "--output", "openai"]),
+    ])
+    func closedPipe(label: String, producer: String, extra: [String]) throws {
+        let args = (["decode", "--format", "json"] + extra).map { "'\($0)'" }.joined(separator: " ")
         let script = """
-            head -c 300000 /dev/zero | tr '\\0' 'a' | "\(CLI.binary.path)" decode --format json --chunk-bytes 1 | head -1 >/dev/null
-            echo "${PIPESTATUS[2]}"
+            ( \(producer) ) | "\(CLI.binary.path)" \(args) | head -1 >/dev/null
+            echo "${PIPESTATUS[1]}"
             """
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/bash")
@@ -203,8 +234,8 @@ struct CLITests {
         let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let err = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        #expect(out.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
-        #expect(err.isEmpty, "stderr: \(err)")
+        #expect(out.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(label)")
+        #expect(err.isEmpty, "\(label) stderr: \(err)")
     }
 }
 

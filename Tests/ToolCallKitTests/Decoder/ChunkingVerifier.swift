@@ -71,8 +71,8 @@ struct ChunkingVerifier {
             if let r = e.rawBytes { raw += r }
             switch e {
             case .text(let t):
-                if raw.count < input.count {
-                    #expect(UTF8Boundary.endsCleanly(t.utf8), "[\(label)] text ends inside UTF-8: \(t.utf8)", sourceLocation: sourceLocation)
+                do {
+                    #expect(UTF8Boundary.cutsCleanly(input, at: raw.count), "[\(label)] text ends inside UTF-8: \(t.utf8)", sourceLocation: sourceLocation)
                 }
                 if case .text(let prev)? = out.last { out[out.count - 1] = .text(prev + t.utf8) } else { out.append(.text(t.utf8)) }
             case .reasoning(let t, _):
@@ -137,10 +137,23 @@ struct ChunkingVerifier {
 }
 
 extension UTF8Boundary {
-    /// Whether `bytes` does not end inside a valid-but-unfinished UTF-8 sequence.
-    static func endsCleanly(_ bytes: [UInt8]) -> Bool {
-        var w = ByteWindow()
-        w.append(bytes)
-        return safeEnd(w, start: 0, end: bytes.count) == bytes.count
+    /// Whether `end` does not cut a valid UTF-8 sequence of `input` in two. (An invalid byte
+    /// that only looks like a lead byte may end a text event: it cannot be completed.)
+    static func cutsCleanly(_ input: [UInt8], at end: Int) -> Bool {
+        var lead = end - 1
+        while lead >= 0 && lead > end - 4 && input[lead] & 0xC0 == 0x80 { lead -= 1 }
+        guard lead >= 0 else { return true }
+        let b0 = input[lead]
+        let need = b0 >= 0xC2 && b0 <= 0xDF ? 2 : b0 >= 0xE0 && b0 <= 0xEF ? 3 : b0 >= 0xF0 && b0 <= 0xF4 ? 4 : 1
+        guard lead + need > end, lead + need <= input.count else { return true }
+        for k in 1..<need where input[lead + k] & 0xC0 != 0x80 { return true }
+        let b1 = input[lead + 1]
+        switch b0 {
+        case 0xE0: return b1 < 0xA0
+        case 0xED: return b1 > 0x9F
+        case 0xF0: return b1 < 0x90
+        case 0xF4: return b1 > 0x8F
+        default: return false
+        }
     }
 }

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Builds the fuzz seed corpus from the format fixtures: each fixture prefixed with the fuzz
+# header (Sources/ToolCallFuzz/FuzzTarget.swift): the format's index, option flags and a split
+# point. Usage: Fuzz/make-corpus.sh FIXTURES_DIR OUT_DIR
+set -eu
+fixtures=$1
+out=$2
+mkdir -p "$out"
+# The order of ToolCallFormat.allCases.
+formats="json lfm2 xml_function glm4 gemma gemma4 kimi_k2 minimax_m2 mistral llama3"
+octal() { printf "\\$(printf %03o "$1")"; }
+i=0
+for f in $formats; do
+  for txt in "$fixtures/$f"/*.txt "$fixtures/../fuzz-regressions/$f"/*.txt; do
+    [ -f "$txt" ] || continue
+    name=$(basename "$txt" .txt)
+    size=$(wc -c < "$txt")
+    half=$((size / 2))
+    # flags 0: plain; 0x23: tools, reasoning, 2-byte chunks; 0x4d: tools, small caps, 3-byte chunks.
+    for flags in 0 35 77; do
+      { octal $i; octal $flags; octal $((half / 256 % 256)); octal $((half % 256)); cat "$txt"; } \
+        > "$out/$f-$name-$flags"
+    done
+  done
+  i=$((i + 1))
+done
