@@ -108,6 +108,8 @@ public struct ToolCallDecoder: Sendable {
     /// Close markers (index = pair), then the call markers that end a block.
     private let reasoningSet: MarkerSet
     private let reasoningCloseCount: Int
+    /// Where the search for the end of a skipped oversized call resumes.
+    private var skipFrom = 0
     /// Where the current reasoning block's text begins (after its open marker).
     private var reasoningTextStart = 0
 
@@ -515,35 +517,31 @@ public struct ToolCallDecoder: Sendable {
             terminators = t
             through = false
         }
-        let set = MarkerSet(terminators)
-        var from = cut
-        while true {
-            let match = set.search(window, from: from, end: window.received, isFinal: isFinal)
-            var stop: Int
-            var ended = false
-            switch match {
-            case .found(let k, let at):
-                stop = through ? at + terminators[k].count : at
-                ended = true
-            case .partial(let at):
-                stop = at
-            case .none:
-                stop = window.received
-                ended = isFinal
-            }
-            // Report in pieces of at most 64 KiB; hold back less than a piece unless ending.
-            while stop - cut >= Self.skipPieceBytes {
-                reject(.tooLarge, detail: "skipped part of an oversized call", end: cut + Self.skipPieceBytes)
-            }
-            if ended {
-                if stop > cut { reject(.tooLarge, detail: "skipped part of an oversized call", end: stop) }
-                mode = .text
-                grammar = GrammarFactory.make(format, context: context)
-                return true
-            }
-            from = max(cut, stop)
-            return false
+        // Resume where the last chunk's search stopped: a skipped call is searched once, not
+        // from `cut` again on every chunk (cut moves only in 64 KiB pieces).
+        let match = MarkerSet(terminators).search(window, from: max(cut, skipFrom), end: window.received, isFinal: isFinal)
+        var stop: Int
+        var ended = false
+        switch match {
+        case .found(let k, let at):
+            stop = through ? at + terminators[k].count : at
+            ended = true
+        case .partial(let at):
+            stop = at
+        case .none:
+            stop = window.received
+            ended = isFinal
         }
+        skipFrom = stop
+        // Report in pieces of at most 64 KiB; hold back less than a piece unless ending.
+        while stop - cut >= Self.skipPieceBytes {
+            reject(.tooLarge, detail: "skipped part of an oversized call", end: cut + Self.skipPieceBytes)
+        }
+        guard ended else { return false }
+        if stop > cut { reject(.tooLarge, detail: "skipped part of an oversized call", end: stop) }
+        mode = .text
+        grammar = GrammarFactory.make(format, context: context)
+        return true
     }
 
     // MARK: - Emitting
