@@ -79,13 +79,15 @@ public struct RejectedToolCall: Sendable, Equatable {
 /// and the string is made only when asked for (``string``). Invalid UTF-8 stays in ``utf8``
 /// byte for byte and becomes U+FFFD in ``string``.
 public struct EventText: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
-    private enum Storage: Sendable, Hashable {
+    @usableFromInline
+    enum Storage: Sendable, Hashable {
         /// Up to 16 bytes in two words (little-endian byte order), and their count.
         case inline(UInt64, UInt64, count: UInt8)
         case bytes([UInt8])
     }
 
-    private let storage: Storage
+    @usableFromInline
+    let storage: Storage
 
     public init(utf8: [UInt8]) { storage = .bytes(utf8) }
 
@@ -105,18 +107,41 @@ public struct EventText: Sendable, Hashable, CustomStringConvertible, Expressibl
     public init(stringLiteral value: String) { self.init(value) }
 
     /// Text from a slice of the input: inline when short, else copied to an array.
+    @inline(__always)
     init(_ slice: ArraySlice<UInt8>) {
         let n = slice.count
         guard n <= 16 else {
             storage = .bytes(Array(slice))
             return
         }
-        var words: (UInt64, UInt64) = (0, 0)
-        unsafe withUnsafeMutableBytes(of: &words) { dst in
-            unsafe slice.withUnsafeBytes { src in unsafe dst.copyMemory(from: src) }
+        var lo: UInt64 = 0
+        var hi: UInt64 = 0
+        var k = 0
+        for b in slice {
+            if k < 8 { lo |= UInt64(b) << UInt64(k &* 8) } else { hi |= UInt64(b) << UInt64((k &- 8) &* 8) }
+            k &+= 1
         }
-        let lo = UInt64(littleEndian: words.0)
-        let hi = UInt64(littleEndian: words.1)
+        storage = .inline(lo, hi, count: UInt8(n))
+    }
+
+    /// Text of `count` (at most 3) bytes held in `carry` (little-endian), followed by `slice`.
+    init(carry: UInt32, count: Int, _ slice: ArraySlice<UInt8>) {
+        let n = count &+ slice.count
+        guard n <= 16 else {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(n)
+            for k in 0..<count { bytes.append(UInt8(truncatingIfNeeded: carry >> UInt32(k &* 8))) }
+            bytes.append(contentsOf: slice)
+            storage = .bytes(bytes)
+            return
+        }
+        var lo = UInt64(carry)
+        var hi: UInt64 = 0
+        var k = count
+        for b in slice {
+            if k < 8 { lo |= UInt64(b) << UInt64(k &* 8) } else { hi |= UInt64(b) << UInt64((k &- 8) &* 8) }
+            k &+= 1
+        }
         storage = .inline(lo, hi, count: UInt8(n))
     }
 
@@ -135,6 +160,7 @@ public struct EventText: Sendable, Hashable, CustomStringConvertible, Expressibl
     }
 
     /// The number of bytes.
+    @inlinable
     public var utf8Count: Int {
         switch storage {
         case .inline(_, _, let count): return Int(count)
@@ -143,6 +169,7 @@ public struct EventText: Sendable, Hashable, CustomStringConvertible, Expressibl
     }
 
     /// Calls `body` with the bytes, without allocating.
+    @inlinable
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         switch storage {
         case .inline(let lo, let hi, let count):

@@ -230,6 +230,17 @@ struct GLM4Grammar: CallGrammar {
         pos = start
     }
 
+    func passThrough(at end: Int) -> PassThrough? {
+        guard case .value(let scanner) = state, scanner.isCaughtUp(at: end), emitter.streamsString else { return nil }
+        return Self.valueTags.passThrough
+    }
+
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
+        guard case .value(var scanner) = state else { preconditionFailure("takePassThrough outside a value") }
+        scanner.takeForwarded(count, w, emitter: &emitter)
+        state = .value(scanner)
+    }
+
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
         switch state {
         case .name:

@@ -31,4 +31,7 @@ struct Gemma4Grammar: CallGrammar {
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
         frame.finish(w, context: context, actions: &actions)
     }
+
+    func passThrough(at end: Int) -> PassThrough? { frame.passThrough(at: end) }
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) { frame.takePassThrough(count) }
 }

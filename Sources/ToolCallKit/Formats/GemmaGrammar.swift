@@ -35,6 +35,9 @@ struct GemmaGrammar: CallGrammar {
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
         frame.finish(w, context: context, actions: &actions)
     }
+
+    func passThrough(at end: Int) -> PassThrough? { frame.passThrough(at: end) }
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) { frame.takePassThrough(count) }
 }
 
 /// The frame logic of the Gemma family: `call:NAME{...}` (or `call:NAME(...)`) after the start
@@ -179,6 +182,16 @@ struct GemmaFrameParser: Sendable {
         } else {
             actions.append(.reject(.invalidArguments, detail: mismatches.joined(separator: "\n"), end: end))
         }
+    }
+
+    func passThrough(at end: Int) -> PassThrough? {
+        guard case .args = state else { return nil }
+        return reader.passThrough(at: end)
+    }
+
+    mutating func takePassThrough(_ count: Int) {
+        reader.takeForwarded(count)
+        pos = reader.pos
     }
 
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {

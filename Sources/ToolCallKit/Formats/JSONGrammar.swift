@@ -165,6 +165,16 @@ struct JSONGrammar: CallGrammar {
         }
     }
 
+    func passThrough(at end: Int) -> PassThrough? {
+        guard case .object = state else { return nil }
+        return reader.passThrough(at: end)
+    }
+
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
+        reader.takePassThrough(count, w)
+        pos = reader.pos
+    }
+
     /// At `<` where an object belongs: an end tag closes an empty frame, anything else is junk.
     private mutating func endTagOrJunk(_ w: ByteWindow, detail: String, actions: inout [GrammarAction]) -> GrammarStep? {
         switch JSONGrammar.endTags.search(w, from: pos, end: min(w.end, pos + 20)) {

@@ -249,6 +249,15 @@ struct KimiK2Grammar: CallGrammar {
         return .finished(at: bodyStart)
     }
 
+    func passThrough(at end: Int) -> PassThrough? {
+        guard case .args = state else { return nil }
+        return streamer.passThrough(argsReader, pos: pos, at: end)
+    }
+
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
+        streamer.takeForwarded(count, w, reader: &argsReader, pos: &pos)
+    }
+
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
         switch state {
         case .section:

@@ -287,6 +287,16 @@ struct LFM2Grammar: CallGrammar {
         actions.append(action)
     }
 
+    func passThrough(at end: Int) -> PassThrough? {
+        guard case .call = state else { return nil }
+        return reader.passThrough(at: end)
+    }
+
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
+        reader.takeForwarded(count, w)
+        pos = reader.pos
+    }
+
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
         switch state {
         case .open, .element, .call:

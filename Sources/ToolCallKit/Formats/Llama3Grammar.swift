@@ -236,6 +236,24 @@ struct Llama3Grammar: CallGrammar {
         return .finished(at: end)
     }
 
+    func passThrough(at end: Int) -> PassThrough? {
+        switch state {
+        case .object: return reader.passThrough(at: end)
+        case .python: return pythonReader.passThrough(at: end)
+        default: return nil
+        }
+    }
+
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
+        if case .python = state {
+            pythonReader.takeForwarded(count, w)
+            pos = pythonReader.pos
+        } else {
+            reader.takePassThrough(count, w)
+            pos = reader.pos
+        }
+    }
+
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
         switch state {
         case .between, .object(bare: true), .listElement(bare: true, _), .listNext(bare: true), .pythonNext:

@@ -37,4 +37,7 @@ struct MiniMaxM2Grammar: CallGrammar {
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
         parser.finish(w, context: context, actions: &actions)
     }
+
+    func passThrough(at end: Int) -> PassThrough? { parser.passThrough(at: end) }
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) { parser.takePassThrough(count, w) }
 }

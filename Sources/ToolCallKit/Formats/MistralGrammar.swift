@@ -194,6 +194,26 @@ struct MistralGrammar: CallGrammar {
         }
     }
 
+    func passThrough(at end: Int) -> PassThrough? {
+        switch state {
+        case .args:
+            return streamer.passThrough(argsReader, pos: pos, at: end)
+        case .listObject:
+            return callReader.passThrough(at: end)
+        default:
+            return nil
+        }
+    }
+
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
+        if case .args = state {
+            streamer.takeForwarded(count, w, reader: &argsReader, pos: &pos)
+        } else {
+            callReader.takePassThrough(count, w)
+            pos = callReader.pos
+        }
+    }
+
     private mutating func beginArgs(name: String, id: String?, actions: inout [GrammarAction], context: GrammarContext) {
         actions.append(.start(name: name, id: id))
         argsReader = JSONReader(maxDepth: context.maxDepth)

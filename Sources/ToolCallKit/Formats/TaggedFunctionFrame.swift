@@ -223,6 +223,32 @@ struct TaggedFunctionParser: Sendable {
         }
     }
 
+    func passThrough(at end: Int) -> PassThrough? {
+        switch state {
+        case .value(let scanner):
+            guard scanner.isCaughtUp(at: end), emitter.streamsString else { return nil }
+            return tags.value.passThrough
+        case .json(let reader):
+            return reader.passThrough(at: end)
+        default:
+            return nil
+        }
+    }
+
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
+        switch state {
+        case .value(var scanner):
+            scanner.takeForwarded(count, w, emitter: &emitter)
+            state = .value(scanner)
+        case .json(var reader):
+            reader.takePassThrough(count, w)
+            pos = reader.pos
+            state = .json(reader)
+        default:
+            preconditionFailure("takePassThrough outside a run")
+        }
+    }
+
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
         switch state {
         case .frame:

@@ -74,63 +74,47 @@ enum UTF8Boundary {
     /// could still be completed by later bytes. Invalid bytes are not held (they become
     /// U+FFFD whatever follows), only a valid but unfinished sequence of at most 3 bytes.
     static func safeEnd(_ w: ByteWindow, start: Int, end: Int) -> Int {
-        var i = end - 1
-        var back = 0
-        while i >= start && back < 3 {
-            let b = w[i]
-            if b & 0xC0 != 0x80 {
-                // A lead byte (or ASCII) at i.
-                let need: Int
-                if b < 0x80 {
-                    return end
-                } else if b & 0xE0 == 0xC0 {
-                    need = b >= 0xC2 ? 2 : 0
-                } else if b & 0xF0 == 0xE0 {
-                    need = 3
-                } else if b & 0xF8 == 0xF0 && b <= 0xF4 {
-                    need = 4
-                } else {
-                    need = 0
-                }
-                let have = end - i
-                if need > have && validPrefix(w, lead: i, have: have) { return i }
-                return end
-            }
-            i -= 1
-            back += 1
-        }
-        return end
+        end - unfinishedTail(count: end - start) { w[start &+ $0] }
     }
 
     /// Whether `bytes` does not end inside a valid but unfinished UTF-8 sequence.
     static func endsCleanly(_ bytes: ArraySlice<UInt8>) -> Bool {
-        guard let last = bytes.last, last >= 0x80 else { return true }
+        let first = bytes.startIndex
+        return unfinishedTail(count: bytes.count) { bytes[first &+ $0] } == 0
+    }
+
+    /// How many bytes at the end of `count` bytes (read through `byte`) are a valid but
+    /// unfinished UTF-8 sequence, worth holding back for the bytes that complete it: 0 to 3.
+    /// Only the last 4 bytes are read.
+    @inline(__always)
+    static func unfinishedTail(count: Int, _ byte: (Int) -> UInt8) -> Int {
+        guard count > 0, byte(count &- 1) >= 0x80 else { return 0 }
         // The lead byte of the last sequence, within the last 4 bytes.
-        var i = bytes.endIndex - 1
-        while i > bytes.startIndex && bytes[i] & 0xC0 == 0x80 && bytes.endIndex - i < 4 { i -= 1 }
-        let b0 = bytes[i]
+        var i = count &- 1
+        while i > 0 && byte(i) & 0xC0 == 0x80 && count &- i < 4 { i &-= 1 }
+        let b0 = byte(i)
         let need: Int
         switch b0 {
         case 0xC2...0xDF: need = 2
         case 0xE0...0xEF: need = 3
         case 0xF0...0xF4: need = 4
-        default: return true  // ASCII, a stray continuation or an invalid lead: nothing to wait for
+        default: return 0  // ASCII, a stray continuation or an invalid lead: nothing to wait for
         }
-        let have = bytes.endIndex - i
-        guard have < need else { return true }
+        let have = count &- i
+        guard have < need else { return 0 }
         // Unfinished: only a valid prefix is worth waiting for.
         if have >= 2 {
-            let b1 = bytes[i + 1]
+            let b1 = byte(i &+ 1)
             switch b0 {
-            case 0xE0: if b1 < 0xA0 || b1 > 0xBF { return true }
-            case 0xED: if b1 < 0x80 || b1 > 0x9F { return true }
-            case 0xF0: if b1 < 0x90 || b1 > 0xBF { return true }
-            case 0xF4: if b1 < 0x80 || b1 > 0x8F { return true }
-            default: if b1 & 0xC0 != 0x80 { return true }
+            case 0xE0: if b1 < 0xA0 || b1 > 0xBF { return 0 }
+            case 0xED: if b1 < 0x80 || b1 > 0x9F { return 0 }
+            case 0xF0: if b1 < 0x90 || b1 > 0xBF { return 0 }
+            case 0xF4: if b1 < 0x80 || b1 > 0x8F { return 0 }
+            default: if b1 & 0xC0 != 0x80 { return 0 }
             }
         }
-        if have >= 3 && bytes[i + 2] & 0xC0 != 0x80 { return true }
-        return false
+        if have >= 3 && byte(i &+ 2) & 0xC0 != 0x80 { return 0 }
+        return have
     }
 
     /// Whether `bytes` is well-formed UTF-8 (Unicode Table 3-7).
@@ -162,23 +146,6 @@ enum UTF8Boundary {
             for k in 2..<max(2, n) where bytes[i + k] & 0xC0 != 0x80 { return false }
             i += n
         }
-        return true
-    }
-
-    /// Whether the `have` bytes at `lead` are a prefix of some valid UTF-8 sequence.
-    private static func validPrefix(_ w: ByteWindow, lead: Int, have: Int) -> Bool {
-        let b0 = w[lead]
-        if have >= 2 {
-            let b1 = w[lead + 1]
-            switch b0 {
-            case 0xE0: if b1 < 0xA0 || b1 > 0xBF { return false }
-            case 0xED: if b1 < 0x80 || b1 > 0x9F { return false }
-            case 0xF0: if b1 < 0x90 || b1 > 0xBF { return false }
-            case 0xF4: if b1 < 0x80 || b1 > 0x8F { return false }
-            default: if b1 & 0xC0 != 0x80 { return false }
-            }
-        }
-        if have >= 3 && w[lead + 2] & 0xC0 != 0x80 { return false }
         return true
     }
 }

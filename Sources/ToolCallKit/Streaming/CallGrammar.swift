@@ -82,6 +82,52 @@ enum GrammarStep: Sendable {
     case skip
 }
 
+/// A run of argument bytes that a grammar would only forward: the decoder may take such bytes
+/// over while they stream, emitting them as deltas itself, and tell the grammar afterwards
+/// (``CallGrammar/passThrough(at:)``). This is the same state machine with its most frequent
+/// step done in place: the grammar's state after the run is what reading the bytes would give.
+struct PassThrough: Sendable {
+    /// Bytes that end a run (all ASCII): the grammar reads them itself.
+    private let stops: (UInt64, UInt64)
+    /// Whether a run must be well-formed UTF-8: a text value repairs invalid bytes to U+FFFD,
+    /// so the grammar handles them; a JSON string's bytes are forwarded as written.
+    let requiresValidUTF8: Bool
+
+    init(stops: [UInt8], requiresValidUTF8: Bool) {
+        var lo: UInt64 = 0
+        var hi: UInt64 = 0
+        for b in stops {
+            precondition(b < 0x80, "pass-through stops are ASCII")
+            if b < 64 { lo |= 1 << UInt64(b) } else { hi |= 1 << UInt64(b - 64) }
+        }
+        self.stops = (lo, hi)
+        self.requiresValidUTF8 = requiresValidUTF8
+    }
+
+    /// Inside a JSON string: everything up to a quote or a backslash is forwarded as written.
+    static let jsonString = PassThrough(stops: [0x22, 0x5C], requiresValidUTF8: false)
+
+    /// Inside a text value that streams as a JSON string: bytes that need no JSON escaping
+    /// (no control character, quote or backslash) and cannot begin one of `tags`.
+    static func textValue(tags: [[UInt8]]) -> PassThrough {
+        PassThrough(stops: Array(0..<0x20) + [0x22, 0x5C] + tags.compactMap(\.first), requiresValidUTF8: true)
+    }
+
+    /// Whether no byte of `bytes` ends a run.
+    @inline(__always)
+    func admits(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let (lo, hi) = stops
+        for b in bytes {
+            if b < 64 {
+                if (lo >> UInt64(b)) & 1 != 0 { return false }
+            } else if b < 128 {
+                if (hi >> UInt64(b &- 64)) & 1 != 0 { return false }
+            }
+        }
+        return true
+    }
+}
+
 /// One format's grammar: a resumable parser for what follows a start marker.
 ///
 /// The decoder (the driver) finds the markers, owns raw-span accounting, ids, authorization,
@@ -104,4 +150,18 @@ protocol CallGrammar: Sendable {
     mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep
     /// The stream ended inside the frame: account for every remaining byte.
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction])
+    /// After ``advance(_:context:actions:)`` returned `.needMore`: the run the decoder may take
+    /// over, when the grammar has read and reported everything up to `end` and is inside an
+    /// argument string whose bytes it would only forward as deltas.
+    func passThrough(at end: Int) -> PassThrough?
+    /// The decoder forwarded the `count` bytes after the grammar's cursor as deltas (a run of
+    /// ``passThrough(at:)``, still in `w`): take them as if read, without reporting them again.
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow)
+}
+
+extension CallGrammar {
+    func passThrough(at end: Int) -> PassThrough? { nil }
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
+        preconditionFailure("takePassThrough without passThrough")
+    }
 }

@@ -81,8 +81,14 @@ struct MarkerSet: Sendable {
     }
 
     /// Whether no byte of `bytes` can begin a marker (the decoder's fast path for plain text).
+    @inline(__always)
     func hasNoCandidate(in bytes: ArraySlice<UInt8>) -> Bool {
-        unsafe bytes.withUnsafeBufferPointer { buf in
+        if bytes.count < 16 {
+            // A few bytes (a server feeding tokens): a call to memchr costs more than looking.
+            for b in bytes where canBegin(b) { return false }
+            return true
+        }
+        return unsafe bytes.withUnsafeBufferPointer { buf in
             unsafe candidateOffset(buf.baseAddress!, count: buf.count) == buf.count
         }
     }

@@ -112,6 +112,15 @@ public struct ToolCallDecoder: Sendable {
     private var skipFrom = 0
     /// Where the current reasoning block's text begins (after its open marker).
     private var reasoningTextStart = 0
+    /// An unfinished UTF-8 sequence (up to 3 bytes, little-endian) that the text fast path
+    /// holds back outside the window; the window takes it before the next slow step.
+    private var carry: UInt32 = 0
+    private var carryCount = 0
+    /// The run the grammar offered after its last step, if any; the bytes from `passFrom` to
+    /// `passEnd` were forwarded by ``forward(_:_:into:)`` and are not yet taken by the grammar.
+    private var passRun: PassThrough?
+    private var passFrom = 0
+    private var passEnd = 0
 
     /// Creates a decoder for one stream.
     ///
@@ -198,22 +207,83 @@ public struct ToolCallDecoder: Sendable {
     public mutating func feed(_ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) {
         precondition(!isFinished, "feed(_:) after finish()")
         guard !chunk.isEmpty else { return }
-        // Plain text with nothing held back and no byte that could begin a marker: the
-        // chunk is one text event, and the window is never touched.
+        // Plain text with nothing held back but an unfinished character, and no byte that could
+        // begin a marker: the chunk is text, and the window is never touched.
         if case .text = mode, sawVisibleText, cut == window.received, window.storage.isEmpty,
-            laterSet.hasNoCandidate(in: chunk), UTF8Boundary.endsCleanly(chunk)
+            laterSet.hasNoCandidate(in: chunk)
         {
-            out.append(.text(EventText(chunk)))
-            window.skipEmpty(chunk.count)
-            cut = window.received
+            feedPlainText(chunk, into: &out)
             return
         }
+        restoreCarry()
+        window.append(chunk)
+        if let run = passRun, forward(run, chunk, into: &out) { return }
         // Events are appended straight into the caller's array.
         swap(&events, &out)
         defer { swap(&events, &out) }
-        window.append(chunk)
         run(isFinal: false)
         compact()
+    }
+
+    /// The argument fast path: inside a run the grammar offered (``CallGrammar/passThrough(at:)``),
+    /// a chunk (just appended to the window) with no byte that ends the run is forwarded as a
+    /// delta here, up to an unfinished UTF-8 sequence; the grammar takes the bytes at its next
+    /// step. Returns false when the grammar must read the chunk.
+    @inline(__always)
+    private mutating func forward(_ run: PassThrough, _ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) -> Bool {
+        let end = window.received
+        guard end <= cut &+ options.maxCallBytes, run.admits(chunk) else { return false }
+        let from = passEnd
+        let tail = UTF8Boundary.unfinishedTail(count: end &- from) { [window] k in window[from &+ k] }
+        let emitEnd = end &- tail
+        guard emitEnd > from else { return true }
+        let piece = window.slice(from..<emitEnd)
+        if run.requiresValidUTF8 && !UTF8Boundary.isValid(piece) { return false }
+        if case .started(let index, _, _) = current {
+            out.append(.toolCallDelta(index: index, arguments: EventText(piece)))
+        }
+        passEnd = emitEnd
+        return true
+    }
+
+    /// The text fast path: emits `carry` and `chunk` as one text event, holding back an
+    /// unfinished UTF-8 sequence at the end in `carry` (not in the window).
+    @inline(__always)
+    private mutating func feedPlainText(_ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) {
+        let first = chunk.startIndex
+        let held = carryCount
+        let carry = self.carry
+        let total = held &+ chunk.count
+        let tail = UTF8Boundary.unfinishedTail(count: total) { k in
+            k < held ? UInt8(truncatingIfNeeded: carry >> UInt32(k &* 8)) : chunk[first &+ (k &- held)]
+        }
+        let emit = total &- tail
+        if emit > 0 {
+            // A held tail starts at a lead byte, so what is emitted covers the whole carry.
+            let upTo = first &+ (emit &- held)
+            out.append(.text(held == 0 ? EventText(chunk[first..<upTo]) : EventText(carry: carry, count: held, chunk[first..<upTo])))
+            window.skipEmpty(emit)
+            cut = window.received
+        }
+        // The new carry: the last `tail` bytes of carry + chunk.
+        var c: UInt32 = 0
+        for k in 0..<tail {
+            let at = emit &+ k
+            let b = at < held ? UInt8(truncatingIfNeeded: carry >> UInt32(at &* 8)) : chunk[first &+ (at &- held)]
+            c |= UInt32(b) << UInt32(k &* 8)
+        }
+        self.carry = c
+        carryCount = tail
+    }
+
+    /// Moves the text fast path's held-back bytes into the window, where the scanner sees them.
+    private mutating func restoreCarry() {
+        guard carryCount > 0 else { return }
+        var bytes: [UInt8] = []
+        for k in 0..<carryCount { bytes.append(UInt8(truncatingIfNeeded: carry >> UInt32(k &* 8))) }
+        window.append(bytes)
+        carry = 0
+        carryCount = 0
     }
 
     /// Ends the stream: flushes held-back text, settles an open call and emits `end`.
@@ -228,6 +298,7 @@ public struct ToolCallDecoder: Sendable {
         guard !isFinished else { return }
         swap(&events, &out)
         defer { swap(&events, &out) }
+        restoreCarry()
         run(isFinal: true)
         switch mode {
         case .frame:
@@ -281,6 +352,10 @@ public struct ToolCallDecoder: Sendable {
             case .reasoning(let pair):
                 guard scanReasoning(pair: pair, isFinal: isFinal) else { return }
             case .frame:
+                if passRun != nil {
+                    if passEnd > passFrom { grammar.takePassThrough(passEnd - passFrom, window) }
+                    passRun = nil
+                }
                 actions.removeAll(keepingCapacity: true)
                 // The grammar sees at most the cap's worth of the current call.
                 let callStart = cut
@@ -291,7 +366,14 @@ public struct ToolCallDecoder: Sendable {
                 apply()
                 switch step {
                 case .needMore:
-                    guard limit < window.received else { return }
+                    guard limit < window.received else {
+                        if !isFinal, let run = grammar.passThrough(at: window.received) {
+                            passRun = run
+                            passFrom = window.received
+                            passEnd = passFrom
+                        }
+                        return
+                    }
                     // The grammar stopped at the cap. A call that ended inside the allowance
                     // gives the next one its own; otherwise this one is too large.
                     if cut == callStart { rejectOversized() }

@@ -9,6 +9,20 @@ struct RawDeltaStreamer: Sendable {
 
     init(from: Int) { self.from = from }
 
+    /// The run the decoder may forward while `reader` streams these bytes: inside a string,
+    /// with everything up to `end` read (`pos`) and emitted.
+    func passThrough(_ reader: JSONReader, pos: Int, at end: Int) -> PassThrough? {
+        guard pos == end, from == end, reader.isInString else { return nil }
+        return .jsonString
+    }
+
+    /// Takes `count` string bytes the decoder forwarded as deltas: `reader` reads them, and
+    /// they are not emitted again.
+    mutating func takeForwarded(_ count: Int, _ w: ByteWindow, reader: inout JSONReader, pos: inout Int) {
+        reader.takeStringRun(w, from: &pos, count: count)
+        from = pos
+    }
+
     /// Emits `[from, upTo)`, holding back an unfinished UTF-8 sequence unless `final`.
     mutating func flush(_ w: ByteWindow, upTo: Int, final: Bool, actions: inout [GrammarAction]) {
         guard upTo > from else { return }
@@ -89,6 +103,16 @@ struct CallObjectReader: Sendable {
 
     /// True when nothing but the opening bytes have been read.
     var hasReadNothing: Bool { reader.isAtStart }
+
+    /// Inside a string of the streamed arguments, with everything up to `end` read and
+    /// reported: the decoder may forward the string's bytes itself.
+    func passThrough(at end: Int) -> PassThrough? {
+        streamer?.passThrough(reader, pos: pos, at: end)
+    }
+
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
+        streamer?.takeForwarded(count, w, reader: &reader, pos: &pos)
+    }
 
     private static func isArgumentsKey(_ k: String?) -> Bool { k == "arguments" || k == "parameters" }
 

@@ -85,6 +85,7 @@ struct GemmaValueReader: Sendable {
     private enum Probe { case delimiter, stop, partial, none }
 
     private let delimiter: [UInt8]
+    private let passThroughRun: PassThrough
     private let stopMarker: [UInt8]
     private let tool: ToolDefinition?
     private let maxDepth: Int
@@ -107,6 +108,7 @@ struct GemmaValueReader: Sendable {
     init(at: Int, delimiter: String, stopMarker: String, tool: ToolDefinition?, maxDepth: Int) {
         self.pos = at
         self.delimiter = Array(delimiter.utf8)
+        self.passThroughRun = .textValue(tags: [self.delimiter])
         self.stopMarker = Array(stopMarker.utf8)
         self.tool = tool
         self.maxDepth = maxDepth
@@ -417,6 +419,19 @@ struct GemmaValueReader: Sendable {
     }
 
     private typealias R = GemmaValueReader
+
+    /// Inside a streamed delimited string with everything up to `end` read and emitted: the
+    /// decoder may forward bytes that cannot begin the delimiter and need no escaping.
+    func passThrough(at end: Int) -> PassThrough? {
+        guard case .delimited = mode, pos == end, streamFrom == end else { return nil }
+        return passThroughRun
+    }
+
+    /// Takes `count` string bytes that the decoder forwarded as a delta.
+    mutating func takeForwarded(_ count: Int) {
+        pos += count
+        streamFrom = pos
+    }
 
     private mutating func beginDelimited(at start: Int, actions: inout [GrammarAction]) {
         mode = .delimited(start: start)

@@ -97,6 +97,20 @@ struct JSONReader: Sendable {
         return .number(String(decoding: scratch, as: UTF8.self))
     }
 
+    /// True inside a string body, where bytes up to a quote or a backslash are only copied
+    /// (``PassThrough/jsonString``).
+    var isInString: Bool {
+        if case .string = state { return true }
+        return false
+    }
+
+    /// Takes `count` bytes of a string body (none a quote or backslash) at `pos` as read.
+    mutating func takeStringRun(_ w: ByteWindow, from pos: inout Int, count: Int) {
+        flushPendingHigh()
+        scratch.append(contentsOf: w.slice(pos..<(pos + count)))
+        pos += count
+    }
+
     /// Reads bytes `[pos, end)` of `w`, advancing `pos`, until an event worth reporting.
     mutating func advance(_ w: ByteWindow, from pos: inout Int, to end: Int) -> Event {
         let span = w.storage.span

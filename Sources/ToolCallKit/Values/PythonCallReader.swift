@@ -436,6 +436,25 @@ struct PythonCallReader: Sendable {
         return nil
     }
 
+    /// Inside a streamed string value with everything up to `end` read and emitted: the
+    /// decoder may forward bytes that neither end the string nor need JSON escaping.
+    func passThrough(at end: Int) -> PassThrough? {
+        guard case .string(let quote, _) = state, streaming, pos == end, emitted == scratch.count,
+            pendingHigh == 0
+        else { return nil }
+        return quote == UInt8(ascii: "'") ? Self.singleQuotedRun : Self.doubleQuotedRun
+    }
+
+    private static let singleQuotedRun = PassThrough.textValue(tags: [[UInt8(ascii: "'")]])
+    private static let doubleQuotedRun = PassThrough.textValue(tags: [])
+
+    /// Takes `count` string bytes that the decoder forwarded as a delta.
+    mutating func takeForwarded(_ count: Int, _ w: ByteWindow) {
+        scratch.append(contentsOf: w.slice(pos..<(pos + count)))
+        pos += count
+        emitted = scratch.count
+    }
+
     private mutating func beginString(quote: UInt8, raw: Bool, top: Bool, actions: inout [GrammarAction]) {
         scratch.removeAll(keepingCapacity: true)
         emitted = 0

@@ -107,6 +107,18 @@ struct TextArgumentEmitter: Sendable {
         }
     }
 
+    /// Whether the current value streams as a string with deltas (forwarded bytes need no
+    /// decision but escaping).
+    var streamsString: Bool {
+        if case .stream = mode, !silent { return true }
+        return false
+    }
+
+    /// String bytes that the decoder already sent as a delta.
+    mutating func takeForwarded(_ bytes: ArraySlice<UInt8>) {
+        text.append(contentsOf: bytes)
+    }
+
     /// The current value ended.
     mutating func endValue(actions: inout [GrammarAction]) {
         let value: JSONValue
@@ -338,6 +350,8 @@ struct TextValueScanner: Sendable {
         let stripNewlines: Bool
         /// Close tag at index 0, then the breaks.
         let inValue: MarkerSet
+        /// The bytes of a streamed value the decoder may forward itself.
+        let passThrough: PassThrough
 
         init(close: String, follows: [String], breaks: [String], stripNewlines: Bool) {
             self.close = Array(close.utf8)
@@ -345,6 +359,7 @@ struct TextValueScanner: Sendable {
             self.breaks = breaks.map { Array($0.utf8) }
             self.stripNewlines = stripNewlines
             self.inValue = MarkerSet([close] + breaks)
+            self.passThrough = .textValue(tags: [self.close] + self.breaks)
         }
     }
 
@@ -366,6 +381,19 @@ struct TextValueScanner: Sendable {
         self.start = start
         self.pos = start
         self.emitted = start
+    }
+
+    /// Everything up to `end` was scanned and handed to the emitter, and no close tag is
+    /// pending: the next plain bytes are value bytes (``PassThrough/textValue(tags:)``).
+    func isCaughtUp(at end: Int) -> Bool {
+        leadChecked && pendingClose == nil && pos == end && emitted == end
+    }
+
+    /// Takes `count` value bytes that the decoder forwarded: hands them to `emitter` as read.
+    mutating func takeForwarded(_ count: Int, _ w: ByteWindow, emitter: inout TextArgumentEmitter) {
+        emitter.takeForwarded(w.slice(pos..<(pos + count)))
+        pos += count
+        emitted = pos
     }
 
     /// Scans what arrived; feeds value bytes to `emitter`.

@@ -17,7 +17,9 @@ struct ChunkingVerifier {
         case text([UInt8])
         case reasoning([UInt8])
         case start(index: Int, id: String, name: String)
-        case arguments(index: Int, json: String)
+        /// A call's deltas concatenated, as bytes (so a fragment's bytes, not only its repaired
+        /// text, must agree across chunkings).
+        case arguments(index: Int, json: [UInt8])
         case call(index: Int, id: String, name: String, arguments: JSONValue)
         case rejected(reason: String, index: Int?, name: String?, raw: [UInt8])
         case markup([UInt8])
@@ -28,7 +30,7 @@ struct ChunkingVerifier {
             case .text(let t): return "text(\(String(decoding: t, as: UTF8.self).debugDescription))"
             case .reasoning(let t): return "reasoning(\(String(decoding: t, as: UTF8.self).debugDescription))"
             case .start(let i, _, let n): return "start(\(i), \(n))"
-            case .arguments(let i, let j): return "deltas(\(i), \(j))"
+            case .arguments(let i, let j): return "deltas(\(i), \(String(decoding: j, as: UTF8.self).debugDescription))"
             case .call(let i, _, let n, let a): return "call(\(i), \(n), \(a.jsonText))"
             case .rejected(let r, let i, let n, let raw):
                 return "rejected(\(r), \(i.map(String.init) ?? "-"), \(n ?? "-"), \(String(decoding: raw, as: UTF8.self).debugDescription))"
@@ -61,7 +63,7 @@ struct ChunkingVerifier {
                    sourceLocation: SourceLocation = #_sourceLocation) -> [Normalized] {
         var out: [Normalized] = []
         var raw: [UInt8] = []
-        var open: [Int: (id: String, name: String, deltas: String)] = [:]
+        var open: [Int: (id: String, name: String, deltas: [UInt8])] = [:]
         var nextIndex = 0
         var accepted = 0
         var rejected = 0
@@ -80,11 +82,11 @@ struct ChunkingVerifier {
             case .toolCallStart(let index, let id, let name):
                 #expect(index == nextIndex, "[\(label)] start index \(index), expected \(nextIndex)", sourceLocation: sourceLocation)
                 nextIndex = index + 1
-                open[index] = (id, name, "")
+                open[index] = (id, name, [])
                 out.append(.start(index: index, id: id, name: name))
             case .toolCallDelta(let index, let fragment):
                 #expect(open[index] != nil, "[\(label)] delta for a call that is not open: \(index)", sourceLocation: sourceLocation)
-                open[index]?.deltas += fragment.string
+                open[index]?.deltas += fragment.utf8
             case .toolCall(let call):
                 accepted += 1
                 guard let o = open.removeValue(forKey: call.index) else {
@@ -92,15 +94,20 @@ struct ChunkingVerifier {
                     continue
                 }
                 #expect(o.id == call.id && o.name == call.name, "[\(label)] call \(call.index) changed id or name", sourceLocation: sourceLocation)
-                let parsed = try? JSONValue.parse(o.deltas)
-                #expect(parsed == call.arguments, "[\(label)] deltas \(o.deltas.debugDescription) != arguments \(call.arguments.jsonText)", sourceLocation: sourceLocation)
+                let parsed = try? JSONValue.parse(String(decoding: o.deltas, as: UTF8.self))
+                #expect(parsed == call.arguments, "[\(label)] deltas \(String(decoding: o.deltas, as: UTF8.self).debugDescription) != arguments \(call.arguments.jsonText)", sourceLocation: sourceLocation)
                 #expect(call.arguments.isObject, "[\(label)] arguments not an object", sourceLocation: sourceLocation)
                 out.append(.arguments(index: call.index, json: o.deltas))
                 out.append(.call(index: call.index, id: call.id, name: call.name, arguments: call.arguments))
             case .rejected(let r):
                 rejected += 1
                 if let index = r.index {
-                    #expect(open.removeValue(forKey: index) != nil, "[\(label)] rejection for call \(index) that is not open", sourceLocation: sourceLocation)
+                    let o = open.removeValue(forKey: index)
+                    #expect(o != nil, "[\(label)] rejection for call \(index) that is not open", sourceLocation: sourceLocation)
+                    // A size cap cuts a call at the same byte in every chunking, so what was
+                    // streamed before it must agree too. (Before a syntax error it need not:
+                    // a delta sent before the error was seen cannot be taken back.)
+                    if let o, r.reason == .tooLarge { out.append(.arguments(index: index, json: o.deltas)) }
                 }
                 out.append(.rejected(reason: r.reason.rawValue, index: r.index, name: r.name, raw: r.raw))
             case .markup(let r):
