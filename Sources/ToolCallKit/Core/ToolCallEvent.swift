@@ -116,10 +116,16 @@ public struct EventText: Sendable, Hashable, CustomStringConvertible, Expressibl
         }
         var lo: UInt64 = 0
         var hi: UInt64 = 0
-        var k = 0
-        for b in slice {
-            if k < 8 { lo |= UInt64(b) << UInt64(k &* 8) } else { hi |= UInt64(b) << UInt64((k &- 8) &* 8) }
-            k &+= 1
+        unsafe slice.withUnsafeBufferPointer { buf in
+            var k = 0
+            while k < n && k < 8 {
+                lo |= UInt64(unsafe buf[k]) << UInt64(k &* 8)
+                k &+= 1
+            }
+            while k < n {
+                hi |= UInt64(unsafe buf[k]) << UInt64((k &- 8) &* 8)
+                k &+= 1
+            }
         }
         storage = .inline(lo, hi, count: UInt8(n))
     }

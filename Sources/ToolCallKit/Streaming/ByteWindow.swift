@@ -35,12 +35,7 @@ struct ByteWindow: Sendable {
     func bytes(_ range: Range<Int>) -> [UInt8] { Array(slice(range)) }
 
     mutating func append(_ chunk: ArraySlice<UInt8>) {
-        if chunk.count <= 8 {
-            // A few bytes at a time (a server feeding tokens): cheaper one by one.
-            for b in chunk { storage.append(b) }
-        } else {
-            storage.append(contentsOf: chunk)
-        }
+        unsafe chunk.withUnsafeBufferPointer { unsafe storage.append(contentsOf: $0) }
     }
 
     mutating func append(_ chunk: [UInt8]) {

@@ -84,9 +84,17 @@ struct MarkerSet: Sendable {
     @inline(__always)
     func hasNoCandidate(in bytes: ArraySlice<UInt8>) -> Bool {
         if bytes.count < 16 {
-            // A few bytes (a server feeding tokens): a call to memchr costs more than looking.
-            for b in bytes where canBegin(b) { return false }
-            return true
+            // A few bytes (a server feeding tokens): a call to memchr costs more than looking,
+            // and a branch-free test of each byte against the class costs least.
+            let (c0, c1, c2, c3) = firstBytes
+            return unsafe bytes.withUnsafeBufferPointer { buf in
+                var hits: UInt64 = 0
+                for unsafe b in unsafe buf {
+                    let word = b < 0x40 ? c0 : b < 0x80 ? c1 : b < 0xC0 ? c2 : c3
+                    hits |= word >> UInt64(b & 63)
+                }
+                return hits & 1 == 0
+            }
         }
         return unsafe bytes.withUnsafeBufferPointer { buf in
             unsafe candidateOffset(buf.baseAddress!, count: buf.count) == buf.count

@@ -250,6 +250,13 @@ public struct ToolCallDecoder: Sendable {
     /// unfinished UTF-8 sequence at the end in `carry` (not in the window).
     @inline(__always)
     private mutating func feedPlainText(_ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) {
+        if carryCount == 0, chunk[chunk.endIndex &- 1] < 0x80 {
+            // The common case: nothing held, and the chunk ends with ASCII.
+            out.append(.text(EventText(chunk)))
+            window.skipEmpty(chunk.count)
+            cut = window.received
+            return
+        }
         let first = chunk.startIndex
         let held = carryCount
         let carry = self.carry
@@ -277,8 +284,12 @@ public struct ToolCallDecoder: Sendable {
     }
 
     /// Moves the text fast path's held-back bytes into the window, where the scanner sees them.
+    @inline(__always)
     private mutating func restoreCarry() {
-        guard carryCount > 0 else { return }
+        if carryCount > 0 { moveCarryToWindow() }
+    }
+
+    private mutating func moveCarryToWindow() {
         var bytes: [UInt8] = []
         for k in 0..<carryCount { bytes.append(UInt8(truncatingIfNeeded: carry >> UInt32(k &* 8))) }
         window.append(bytes)
