@@ -38,8 +38,10 @@ struct ByteWindow: Sendable {
         unsafe chunk.withUnsafeBufferPointer { unsafe storage.append(contentsOf: $0) }
     }
 
-    mutating func append(_ chunk: [UInt8]) {
-        storage.append(contentsOf: chunk)
+    mutating func append(_ chunk: [UInt8]) { append(chunk[...]) }
+
+    mutating func append(byte: UInt8) {
+        storage.append(byte)
     }
 
     /// Counts `n` bytes as received and already accounted for, without storing them (the

@@ -290,9 +290,7 @@ public struct ToolCallDecoder: Sendable {
     }
 
     private mutating func moveCarryToWindow() {
-        var bytes: [UInt8] = []
-        for k in 0..<carryCount { bytes.append(UInt8(truncatingIfNeeded: carry >> UInt32(k &* 8))) }
-        window.append(bytes)
+        for k in 0..<carryCount { window.append(byte: UInt8(truncatingIfNeeded: carry >> UInt32(k &* 8))) }
         carry = 0
         carryCount = 0
     }
