@@ -11,9 +11,10 @@
 /// What it accepts:
 /// - A dotted name (`grocery.orderIngredients`; the whole text before `(` is the name), then
 ///   keyword arguments only. Keyword names may be Python keywords (`from=1`).
-/// - Strings in either quote, with the prefixes `u` and `r`; the escapes `\\ \' \" \n \r \t
+/// - Strings in either quote, single or triple (`"""…"""`, where one or two quotes are data),
+///   with the prefixes `u` and `r`; the escapes `\\ \' \" \n \r \t
 ///   \b \f \v \a \0 \xXX \uXXXX \UXXXXXXXX` (an unknown escape is kept verbatim); raw newlines.
-///   A quote of the string's own kind that is not followed by `,` `)` `]` `}` `:` (after white
+///   In a single-quoted string, a quote of its own kind that is not followed by `,` `)` `]` `}` `:` (after white
 ///   space) is taken as part of the string: models write `'sed -n '1,5p' f'`.
 /// - Integers (`07`, `1_000`, `0x1F`), floats, signs; `True`/`False`/`None` and the JSON
 ///   `true`/`false`/`null`; lists, tuples and sets (arrays); dicts (objects, scalar keys).
@@ -92,6 +93,8 @@ struct PythonCallReader: Sendable {
         case hex(quote: UInt8, letter: UInt8, need: Int, count: Int, acc: UInt32)
         /// After a quote of the string's kind (at `from`): does the string end here?
         case quoteEnd(quote: UInt8, raw: Bool, from: Int)
+        /// In a triple-quoted string, after `count` (1 or 2) quotes of its kind.
+        case tripleEnd(quote: UInt8, raw: Bool, count: Int)
         /// The call is complete.
         case done
     }
@@ -126,6 +129,8 @@ struct PythonCallReader: Sendable {
     private var emitted = 0
     /// Whether the string being read is a keyword argument's value streamed as it arrives.
     private var streaming = false
+    /// Whether the string being read is triple-quoted (`"""` or `'''`).
+    private var triple = false
     private var pendingHigh: UInt32 = 0
     /// The keyword whose value is being read.
     private var argKey = ""
@@ -294,6 +299,8 @@ struct PythonCallReader: Sendable {
                 pos += 1
                 if b == UInt8(ascii: "\\") {
                     state = .escape(quote: quote, raw: raw)
+                } else if triple {
+                    state = .tripleEnd(quote: quote, raw: raw, count: 1)
                 } else {
                     state = .quoteEnd(quote: quote, raw: raw, from: pos)
                 }
@@ -365,6 +372,20 @@ struct PythonCallReader: Sendable {
                     scratch.append(contentsOf: w.slice(from..<pos))
                     state = .string(quote: quote, raw: raw)
                 }
+            case .tripleEnd(let quote, let raw, let count):
+                if b == quote {
+                    pos += 1
+                    if count == 2 {
+                        if let r = finishString(w, actions: &actions) { return r }
+                    } else {
+                        state = .tripleEnd(quote: quote, raw: raw, count: count + 1)
+                    }
+                } else {
+                    // One or two quotes inside the string: data.
+                    flushPendingHigh()
+                    for _ in 0..<count { scratch.append(quote) }
+                    state = .string(quote: quote, raw: raw)
+                }
             case .done:
                 return .error("the call is already complete", at: pos)
             }
@@ -386,8 +407,9 @@ struct PythonCallReader: Sendable {
         let kind = stack[stack.count - 1].kind
         switch b {
         case UInt8(ascii: "'"), UInt8(ascii: "\""):
-            pos += 1
-            beginString(quote: b, raw: false, top: top, actions: &actions)
+            guard let triple = PythonCallReader.opensTriple(w, at: pos) else { return .needMore }
+            pos += triple ? 3 : 1
+            beginString(quote: b, raw: false, triple: triple, top: top, actions: &actions)
         case UInt8(ascii: "["), UInt8(ascii: "("), UInt8(ascii: "{"):
             if top && b == UInt8(ascii: "{") && !opened && held == nil && stack[0].members.isEmpty
                 && PythonCallReader.wrapperKeys.contains(argKey) && schema(for: argKey) == nil
@@ -426,8 +448,9 @@ struct PythonCallReader: Sendable {
             case UInt8(ascii: "b"): return .error("bytes literals are not supported", at: pos)
             case UInt8(ascii: "f"): return .error("f-strings are not literals", at: pos)
             default:
-                pos += 2
-                beginString(quote: q, raw: b | 0x20 == UInt8(ascii: "r"), top: top, actions: &actions)
+                guard let triple = PythonCallReader.opensTriple(w, at: pos + 1) else { return .needMore }
+                pos += triple ? 4 : 2
+                beginString(quote: q, raw: b | 0x20 == UInt8(ascii: "r"), triple: triple, top: top, actions: &actions)
             }
         default:
             state = .bare(start: pos)
@@ -455,7 +478,18 @@ struct PythonCallReader: Sendable {
         emitted = scratch.count
     }
 
-    private mutating func beginString(quote: UInt8, raw: Bool, top: Bool, actions: inout [GrammarAction]) {
+    /// Whether the quote at `at` opens a triple-quoted string; nil until the bytes that tell
+    /// have arrived (`""` followed by a third byte is an empty string).
+    private static func opensTriple(_ w: ByteWindow, at: Int) -> Bool? {
+        let q = w[at]
+        guard at + 1 < w.end else { return nil }
+        guard w[at + 1] == q else { return false }
+        guard at + 2 < w.end else { return nil }
+        return w[at + 2] == q
+    }
+
+    private mutating func beginString(quote: UInt8, raw: Bool, triple: Bool, top: Bool, actions: inout [GrammarAction]) {
+        self.triple = triple
         scratch.removeAll(keepingCapacity: true)
         emitted = 0
         pendingHigh = 0
