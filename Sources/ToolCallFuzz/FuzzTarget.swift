@@ -62,7 +62,8 @@ enum Normalized: Equatable, CustomStringConvertible {
     case text([UInt8])
     case reasoning([UInt8])
     case start(index: Int, id: String, name: String)
-    case call(index: Int, id: String, name: String, deltas: String, arguments: JSONValue)
+    /// Deltas as bytes: a fragment's bytes, not only its repaired text, must agree.
+    case call(index: Int, id: String, name: String, deltas: [UInt8], arguments: JSONValue)
     case rejected(reason: String, index: Int?, id: String?, name: String?, raw: [UInt8])
     case markup([UInt8])
     case end(calls: Int, rejected: Int, bytes: Int)
@@ -73,7 +74,7 @@ enum Normalized: Equatable, CustomStringConvertible {
         case .text(let t): return "text(\(t.debugDescription))"
         case .reasoning(let t): return "reasoning(\(t.debugDescription))"
         case .start(let i, let id, let n): return "start(\(i), \(id), \(n))"
-        case .call(let i, let id, let n, let d, let a): return "call(\(i), \(id), \(n), deltas \(d.debugDescription), \(a.jsonText))"
+        case .call(let i, let id, let n, let d, let a): return "call(\(i), \(id), \(n), deltas \(show(d)), \(a.jsonText))"
         case .rejected(let r, let i, _, let n, let raw):
             return "rejected(\(r), \(i.map(String.init) ?? "-"), \(n ?? "-"), \(show(raw)))"
         case .markup(let raw): return "markup(\(show(raw)))"
@@ -96,7 +97,7 @@ func run(_ c: FuzzCase, cuts: [Int]) -> [Normalized] {
     var out: [Normalized] = []
     var raw: [UInt8] = []
     raw.reserveCapacity(c.payload.count)
-    var open: [Int: (id: String, name: String, deltas: String)] = [:]
+    var open: [Int: (id: String, name: String, deltas: [UInt8])] = [:]
     var nextIndex = 0
     var accepted = 0
     var rejected = 0
@@ -118,12 +119,12 @@ func run(_ c: FuzzCase, cuts: [Int]) -> [Normalized] {
             check(index == nextIndex, "start index \(index), expected \(nextIndex)")
             if let tools = c.tools { check(tools.declares(name), "an undeclared name was started") }
             nextIndex += 1
-            open[index] = (id, name, "")
+            open[index] = (id, name, [])
             out.append(.start(index: index, id: id, name: name))
         case .toolCallDelta(let index, let fragment):
             check(open[index] != nil, "a delta for call \(index), which is not open")
             check(!fragment.isEmpty, "an empty delta")
-            open[index]!.deltas += fragment.string
+            open[index]!.deltas += fragment.utf8
         case .toolCall(let call):
             accepted += 1
             guard let o = open.removeValue(forKey: call.index) else {
@@ -131,10 +132,10 @@ func run(_ c: FuzzCase, cuts: [Int]) -> [Normalized] {
             }
             check(o.id == call.id && o.name == call.name, "call \(call.index) changed its id or name")
             check(call.arguments.isObject, "arguments are not an object")
-            let parsed = try? JSONValue.parse(Array(o.deltas.utf8), maxDepth: .max)
+            let parsed = try? JSONValue.parse(o.deltas, maxDepth: .max)
             check(
                 parsed == call.arguments,
-                "deltas \(o.deltas.debugDescription) do not parse to the arguments \(call.arguments.jsonText)")
+                "deltas \(String(decoding: o.deltas, as: UTF8.self).debugDescription) do not parse to the arguments \(call.arguments.jsonText)")
             out.append(.call(index: call.index, id: call.id, name: call.name, deltas: o.deltas, arguments: call.arguments))
         case .rejected(let r):
             rejected += 1

@@ -82,6 +82,26 @@ struct DecoderBehaviourTests {
         #expect(whole.contains { if case .call(_, _, "g", _) = $0 { return true } else { return false } })
     }
 
+    @Test("a call's deltas never run past the size cap, whatever the chunks",
+          arguments: ToolCallFormat.allCases)
+    func deltasStopAtTheCap(format: ToolCallFormat) {
+        // A long plain string value: the decoder forwards it itself (pass-through), and must
+        // stop doing so where the grammar would be stopped.
+        let value = String(repeating: "abcdefgh ", count: 2_000)
+        let input = Array(WireCall.call(format, "f", "s", WireCall.string(format, value)).utf8)
+        let cap = 1000
+        for chunk in [1, 4, 64] {
+            let e = Self.events(format, input, options: .init(rawSpans: true, maxCallBytes: cap), chunk: chunk)
+            var streamed = 0
+            for event in e { if case .toolCallDelta(_, let d) = event { streamed += d.utf8Count } }
+            #expect(streamed > 0, "\(format) chunk \(chunk): nothing streamed")
+            #expect(streamed <= cap, "\(format) chunk \(chunk): \(streamed) bytes of deltas past a \(cap)-byte cap")
+            #expect(e.contains { if case .rejected(let r) = $0 { return r.reason == .tooLarge } else { return false } })
+            let raw = e.compactMap(\.rawBytes).reduce([], +)
+            #expect(raw == input)
+        }
+    }
+
     @Test("200,000 levels of nesting are rejected as too_large without a crash")
     func deepNesting() {
         let input = Array(("<tool_call>{\"name\":\"f\",\"arguments\":{\"a\":" + String(repeating: "[", count: 200_000) + "}}</tool_call>ok").utf8)
