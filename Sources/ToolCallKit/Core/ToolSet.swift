@@ -53,6 +53,24 @@ public struct ToolSet: Sendable, Equatable {
     /// Whether `name` is declared.
     public func declares(_ name: String) -> Bool { byName[name] != nil }
 
+    /// The tools whose parameters admit `arguments` by their keys: every key is a declared
+    /// property (any key, when the schema lists none) and every required property is present.
+    /// For formats whose call may arrive without a usable name (Kimi's bare counter ids).
+    func tools(admittingKeysOf arguments: JSONValue) -> [ToolDefinition] {
+        guard case .object(let members) = arguments else { return [] }
+        let keys = Set(members.map(\.key))
+        return tools.filter { tool in
+            if case .object(let props)? = tool.parameters["properties"] {
+                let declared = Set(props.map(\.key))
+                guard keys.isSubset(of: declared) else { return false }
+            }
+            if case .array(let required)? = tool.parameters["required"] {
+                for r in required { if let k = r.stringValue, !keys.contains(k) { return false } }
+            }
+            return true
+        }
+    }
+
     /// Tool sets are equal when they declare the same tools (compiled validators aside).
     public static func == (a: ToolSet, b: ToolSet) -> Bool { a.tools == b.tools }
 

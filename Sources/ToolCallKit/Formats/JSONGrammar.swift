@@ -13,7 +13,8 @@
 ///   tag missing, is accepted; any other tail after the object is `malformed`.
 /// - With `tools`, a bare call object in prose whose name is declared is a call; any other
 ///   bare JSON (or prose with braces) is text. Bare objects are reported when complete, since
-///   until then they may still be prose.
+///   until then they may still be prose; one cut off by the end of the stream after its
+///   declared name is `incomplete`.
 /// - Orphan end markers are `markup`.
 struct JSONGrammar: CallGrammar {
     private enum State: Sendable {
@@ -210,7 +211,13 @@ struct JSONGrammar: CallGrammar {
         case .junk(let detail):
             actions.append(.reject(.malformed, detail: detail, end: w.end))
         case .bare:
-            actions.append(.text(end: w.end))
+            // A bare object whose declared name was read, cut off: a call cut off is
+            // `incomplete`, never text. One that never named a declared tool is text.
+            if let name = reader.knownName, context.tools?.declares(name) ?? false {
+                actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
+            } else {
+                actions.append(.text(end: w.end))
+            }
         }
     }
 }

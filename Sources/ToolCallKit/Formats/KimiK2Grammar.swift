@@ -7,8 +7,12 @@
 /// `<|tool_call_begin|>ID<|tool_call_argument_begin|>{json}<|tool_call_end|>`, then
 /// `<|tool_calls_section_end|>`. `ID` is `functions.NAME:IDX`: the name is what precedes the last
 /// `:DIGITS`, minus `functions.` (names may hold `-`, `__`, dots and colons). The id text is
-/// passed to the decoder as the call's id (which replaces a duplicate). A bare `IDX` names the
-/// only declared tool when exactly one is declared.
+/// passed to the decoder as the call's id (which replaces a duplicate). An id without a name
+/// (a bare counter `0`, or a client's own id such as `call_3`, with neither `.` nor `:`) names
+/// a declared tool: the only one, or else the only one whose parameters admit the arguments'
+/// keys (each key a declared property, every required property present); such a call starts
+/// when its arguments are complete, and fitting no tool or several is `malformed`. Without
+/// `tools` it is `malformed`.
 ///
 /// - Every call of a section is reported. The first call's raw span starts at the section
 ///   opener (noise before its `<|tool_call_begin|>` included); bytes between calls and the
@@ -21,8 +25,10 @@
 /// - At the end of the stream a missing section end is fine after complete calls; a call cut off
 ///   inside is `incomplete`, and so is a section that never held a call.
 /// - `<|tool_call_begin|>` outside a section starts a lone call when its id is well formed;
-///   otherwise the marker is text.
-/// - Orphan `<|tool_calls_section_end|>` and `<|tool_call_end|>` are markup.
+///   otherwise the marker alone is rejected as `malformed` and what follows is text again (text
+///   never holds markup). Cut off inside its id by the end of the stream, it is `incomplete`.
+/// - Orphan `<|tool_calls_section_end|>`, `<|tool_call_end|>` and
+///   `<|tool_call_argument_begin|>` are markup.
 struct KimiK2Grammar: CallGrammar {
     private enum State: Sendable {
         /// Inside a section, between calls; bytes from `from` may be an id without its begin marker.
@@ -50,6 +56,7 @@ struct KimiK2Grammar: CallGrammar {
         Marker(KimiK2Grammar.callBegin),
         Marker(KimiK2Grammar.sectionEnd, kind: .stray),
         Marker(KimiK2Grammar.callEnd, kind: .stray),
+        Marker(KimiK2Grammar.argumentBegin, kind: .stray),
     ]
     let skipRule = SkipRule.through([Array(KimiK2Grammar.callEnd.utf8), Array(KimiK2Grammar.sectionEnd.utf8)])
 
@@ -71,39 +78,42 @@ struct KimiK2Grammar: CallGrammar {
     private var pos = 0
     private var inSection = false
     private var callsSeen = 0
-    /// The first byte of the frame's marker (a lone call's text give-back starts there).
+    /// The first byte after the frame's marker.
     private var bodyStart = 0
+    /// The id of a call whose name waits for its arguments (an id without a name, several tools).
+    private var pendingID: String?
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         pos = bodyStart
         self.bodyStart = bodyStart
         callsSeen = 0
+        pendingID = nil
         inSection = marker == 0
         state = inSection ? .section(from: bodyStart) : .id(start: bodyStart)
     }
 
-    /// The name and id in an id text, or nil when it is malformed.
-    static func parseID(_ text: String, tools: ToolSet?) -> (name: String, id: String)? {
+    /// What an id text says about the call's name.
+    enum IDReading: Equatable {
+        /// `functions.NAME:IDX` or `NAME:IDX`.
+        case named(String)
+        /// A bare counter, or an id with neither `.` nor `:` (a client's own): no name.
+        case anonymous
+        case malformed
+    }
+
+    static func readID(_ text: String) -> IDReading {
         let b = Array(text.utf8)
-        guard !b.isEmpty, !b.contains(where: { JSONReader.isSpace($0) }) else { return nil }
+        guard !b.isEmpty, !b.contains(where: { JSONReader.isSpace($0) }) else { return .malformed }
         var i = b.count
         while i > 0 && b[i - 1] >= 0x30 && b[i - 1] <= 0x39 { i -= 1 }
-        guard i < b.count else { return nil }
-        var name: [UInt8]
-        if i == 0 {
-            name = []
-        } else {
-            guard b[i - 1] == UInt8(ascii: ":") else { return nil }
-            name = Array(b[0..<(i - 1)])
+        if i < b.count && i > 0 && b[i - 1] == UInt8(ascii: ":") {
+            var name = Array(b[0..<(i - 1)])
             let prefix = Array("functions.".utf8)
             if name.starts(with: prefix) { name.removeFirst(prefix.count) }
+            return name.isEmpty ? .anonymous : .named(String(decoding: name, as: UTF8.self))
         }
-        if name.isEmpty {
-            // A bare counter names the only declared tool.
-            guard let tools, tools.tools.count == 1 else { return nil }
-            return (tools.tools[0].name, text)
-        }
-        return (String(decoding: name, as: UTF8.self), text)
+        if i == 0 || !b.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ":") }) { return .anonymous }
+        return .malformed
     }
 
     private static func trimmed(_ w: ByteWindow, _ r: Range<Int>) -> Range<Int> {
@@ -183,10 +193,26 @@ struct KimiK2Grammar: CallGrammar {
                 let event = argsReader.advance(w, from: &pos, to: w.end)
                 switch event {
                 case .needMore, .valueStart, .valueEnd:
-                    streamer.flush(w, upTo: pos, final: false, actions: &actions)
+                    if pendingID == nil { streamer.flush(w, upTo: pos, final: false, actions: &actions) }
                     if case .needMore = event { return .needMore }
                 case .complete(let value, let end):
-                    streamer.flush(w, upTo: end, final: true, actions: &actions)
+                    if let id = pendingID {
+                        pendingID = nil
+                        let fits = context.tools?.tools(admittingKeysOf: value) ?? []
+                        guard fits.count == 1 else {
+                            pos = end
+                            let id = JSONValue.string(id).jsonText
+                            state = .badCall(detail: fits.isEmpty
+                                ? "call id \(id) names no tool, and no declared tool takes these arguments"
+                                : "call id \(id) names no tool, and the arguments fit several tools")
+                            continue
+                        }
+                        // Named by its arguments: started now, its arguments in one delta.
+                        actions.append(.start(name: fits[0].name, id: id))
+                        actions.append(.delta(EventText(w.slice(streamer.from..<end))))
+                    } else {
+                        streamer.flush(w, upTo: end, final: true, actions: &actions)
+                    }
                     state = .afterArgs(value, end: end)
                 case .error(let m, let at):
                     pos = at
@@ -234,23 +260,30 @@ struct KimiK2Grammar: CallGrammar {
     private mutating func startCall(idRange: Range<Int>, _ w: ByteWindow, context: GrammarContext,
                                     actions: inout [GrammarAction]) -> Bool {
         let text = String(decoding: w.slice(idRange), as: UTF8.self)
-        guard let (name, id) = KimiK2Grammar.parseID(text, tools: context.tools) else {
+        switch (KimiK2Grammar.readID(text), context.tools) {
+        case (.named(let name), _):
+            actions.append(.start(name: name, id: text))
+        case (.anonymous, let tools?) where tools.tools.count == 1:
+            actions.append(.start(name: tools.tools[0].name, id: text))
+        case (.anonymous, let tools?) where tools.tools.count > 1:
+            pendingID = text
+        default:
             state = .badCall(detail: "malformed call id \(JSONValue.string(text).jsonText)")
             return false
         }
-        actions.append(.start(name: name, id: id))
         state = .argsOpen
         return true
     }
 
-    /// A lone `<|tool_call_begin|>` that is not followed by a call: the marker is text.
+    /// A lone `<|tool_call_begin|>` that no call follows: the marker alone is rejected, and
+    /// what follows it is text again.
     private mutating func giveBack(actions: inout [GrammarAction]) -> GrammarStep {
-        actions.append(.text(end: bodyStart))
+        actions.append(.reject(.malformed, detail: "a call-begin marker that no call follows", end: bodyStart))
         return .finished(at: bodyStart)
     }
 
     func passThrough(at end: Int) -> PassThrough? {
-        guard case .args = state else { return nil }
+        guard case .args = state, pendingID == nil else { return nil }
         return streamer.passThrough(argsReader, pos: pos, at: end)
     }
 
@@ -268,11 +301,7 @@ struct KimiK2Grammar: CallGrammar {
                 actions.append(.reject(.incomplete, detail: detail, end: w.end))
             }
         case .id:
-            if !inSection {
-                actions.append(.text(end: w.end))
-            } else {
-                actions.append(.reject(.incomplete, detail: "the stream ended inside the call id", end: w.end))
-            }
+            actions.append(.reject(.incomplete, detail: "the stream ended inside the call id", end: w.end))
         case .argsOpen, .args:
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
         case .afterArgs(let value, let end):

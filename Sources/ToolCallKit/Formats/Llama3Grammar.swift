@@ -10,7 +10,8 @@
 ///   `tools` declares its name, is a call; further objects may follow after `;` or newlines.
 ///   A bare object is reported only when complete, because until then it may be prose: JSON
 ///   that is not a call (no name, no arguments, invalid) stays text, and so does a bare
-///   object in mid-prose whose name is not declared.
+///   object in mid-prose whose name is not declared. A bare object that counts and is cut
+///   off by the end of the stream after its name is `incomplete`.
 /// - After `<|python_tag|>`, a Python call `name(key=value, ...)` or a list of them
 ///   (`[f(a=1), g()]`), read by ``PythonCallReader``: the built-in tool form
 ///   (`brave_search.call(query="...")`). A JSON `{` or `[{` keeps the JSON path.
@@ -256,7 +257,15 @@ struct Llama3Grammar: CallGrammar {
 
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
         switch state {
-        case .between, .object(bare: true), .listElement(bare: true, _), .listNext(bare: true), .pythonNext:
+        case .object(bare: true):
+            // A bare object that counts (at the start, or its name declared) and is cut off is
+            // a call cut off: `incomplete`, never text. One that never named a call is text.
+            if let name = reader.knownName, atStart || (context.tools?.declares(name) ?? false) {
+                actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
+            } else {
+                actions.append(.text(end: w.end))
+            }
+        case .between, .listElement(bare: true, _), .listNext(bare: true), .pythonNext:
             // After a call, or inside a bare candidate: the rest is text.
             actions.append(.text(end: w.end))
         case .open, .object, .listElement, .listNext, .python, .pythonElement:

@@ -114,6 +114,16 @@ struct TextArgumentEmitter: Sendable {
         return false
     }
 
+    /// Whether a parameter `key` may begin after the current value: not the current key and not
+    /// one already set; and, with `declaredOnly`, declared when `tool` declares its parameters.
+    func admitsNextKey(_ key: String, tool: ToolDefinition?, declaredOnly: Bool) -> Bool {
+        guard key != self.key, !members.contains(where: { $0.key == key }) else { return false }
+        if declaredOnly, case .object(let props)? = tool?.parameters["properties"] {
+            return props.contains { $0.key == key }
+        }
+        return true
+    }
+
     /// String bytes that the decoder already sent as a delta.
     mutating func takeForwarded(_ bytes: ArraySlice<UInt8>) {
         text.append(contentsOf: bytes)
@@ -363,6 +373,21 @@ struct TextValueScanner: Sendable {
         }
     }
 
+    /// What a tag met inside a value is: structure that ends the value, data, or not yet known.
+    enum Verdict: Sendable {
+        case structure
+        case data
+        /// More bytes are needed to tell (a bounded look-ahead).
+        case undecided
+    }
+
+    /// The grammar's judgement of a tag inside a value (`tag` at `at`; `isFinal` at the end of
+    /// the stream; `afterClose` when it follows a close tag, else it stands for a missing one),
+    /// given the call's arguments so far. Without one, every tag is structure.
+    typealias Verify = (
+        _ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ afterClose: Bool, _ emitter: TextArgumentEmitter
+    ) -> Verdict
+
     enum Outcome: Sendable {
         case needMore
         /// The value ended; the grammar resumes at `next`.
@@ -398,7 +423,8 @@ struct TextValueScanner: Sendable {
 
     /// Scans what arrived; feeds value bytes to `emitter`.
     mutating func advance(
-        _ w: ByteWindow, tags: Tags, emitter: inout TextArgumentEmitter, actions: inout [GrammarAction]
+        _ w: ByteWindow, tags: Tags, emitter: inout TextArgumentEmitter, actions: inout [GrammarAction],
+        verify: Verify? = nil
     ) -> Outcome {
         if !leadChecked {
             guard start < w.end else { return .needMore }
@@ -418,8 +444,15 @@ struct TextValueScanner: Sendable {
                 }
                 guard pos < w.end else { return .needMore }
                 switch TagMatch.at(w, pos, tags.follows) {
-                case .found:
-                    return end(at: c, next: pos, w, tags: tags, emitter: &emitter, actions: &actions)
+                case .found(let k):
+                    switch verify?(w, tags.follows[k], pos, false, true, emitter) ?? .structure {
+                    case .structure:
+                        return end(at: c, next: pos, w, tags: tags, emitter: &emitter, actions: &actions)
+                    case .undecided:
+                        return .needMore
+                    case .data:
+                        pendingClose = nil  // the close tag was data; go on scanning at pos
+                    }
                 case .partial:
                     return .needMore
                 case .none:
@@ -433,7 +466,17 @@ struct TextValueScanner: Sendable {
                     pendingClose = at
                     pos = at + tags.close.count
                 } else {
-                    return end(at: at, next: at, w, tags: tags, emitter: &emitter, actions: &actions)
+                    switch verify?(w, tags.breaks[k - 1], at, false, false, emitter) ?? .structure {
+                    case .structure:
+                        return end(at: at, next: at, w, tags: tags, emitter: &emitter, actions: &actions)
+                    case .undecided:
+                        // Hold the tag back until the look-ahead can tell.
+                        flush(w, upTo: at, tags: tags, emitter: &emitter, actions: &actions)
+                        pos = at
+                        return .needMore
+                    case .data:
+                        pos = at + 1  // the tag's bytes stay in the value
+                    }
                 }
             case .partial(let at):
                 flush(w, upTo: at, tags: tags, emitter: &emitter, actions: &actions)
@@ -449,11 +492,21 @@ struct TextValueScanner: Sendable {
 
     /// End of stream inside the value: true when a close tag had already ended it.
     mutating func finish(
-        _ w: ByteWindow, tags: Tags, emitter: inout TextArgumentEmitter, actions: inout [GrammarAction]
+        _ w: ByteWindow, tags: Tags, emitter: inout TextArgumentEmitter, actions: inout [GrammarAction],
+        verify: Verify? = nil
     ) -> Bool {
-        guard let c = pendingClose else { return false }
-        _ = end(at: c, next: w.end, w, tags: tags, emitter: &emitter, actions: &actions)
-        return true
+        if let c = pendingClose {
+            _ = end(at: c, next: w.end, w, tags: tags, emitter: &emitter, actions: &actions)
+            return true
+        }
+        // A tag held back as undecided may be structure now that nothing follows it.
+        if leadChecked, pos < w.end, case .found(let k, let at) = tags.inValue.search(w, from: pos, end: w.end),
+            k > 0, at == pos, (verify?(w, tags.breaks[k - 1], at, true, false, emitter) ?? .structure) == .structure
+        {
+            _ = end(at: at, next: w.end, w, tags: tags, emitter: &emitter, actions: &actions)
+            return true
+        }
+        return false
     }
 
     private mutating func end(
