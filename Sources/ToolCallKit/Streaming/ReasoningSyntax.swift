@@ -4,9 +4,9 @@
 /// end a block the model forgot to close.
 ///
 /// Every format accepts `<think>…</think>`. Family markers: Mistral (Magistral)
-/// `[THINK]…[/THINK]`; Gemma 4 `<|channel>thought…<channel|>` (the thought channel). A block
-/// closes only with the close marker of its own pair (any close marker when the stream started
-/// inside a block, `--reasoning-open`).
+/// `[THINK]…[/THINK]`; Gemma 4 `<|channel>…<channel|>` (the label `thought` after the opener,
+/// when present, is part of the marker). A block closes only with the close marker of its own
+/// pair (any close marker when the stream started inside a block, `--reasoning-open`).
 ///
 /// Tool-call markup inside a block is reasoning, not a call, except where a family's models
 /// are known to open calls without closing their reasoning (DESIGN.md §2): for `json` (Qwen3)
@@ -22,7 +22,10 @@ struct ReasoningSyntax: Sendable {
         var s = ReasoningSyntax(pairs: [("<think>", "</think>")], endedBy: [])
         switch format {
         case .mistral: s.pairs.append(("[THINK]", "[/THINK]"))
-        case .gemma4: s.pairs.append(("<|channel>thought", "<channel|>"))
+        case .gemma4:
+            // The thought channel, named or not: the label is not reasoning text.
+            s.pairs.append(("<|channel>thought", "<channel|>"))
+            s.pairs.append(("<|channel>", "<channel|>"))
         case .json: s.endedBy = ["<tool_call>"]
         case .kimiK2: s.endedBy = ["<|tool_calls_section_begin|>", "<|tool_call_begin|>"]
         case .lfm2, .xmlFunction, .glm4, .gemma, .minimaxM2, .llama3: break

@@ -112,6 +112,10 @@ public struct ToolCallDecoder: Sendable {
     private var skipFrom = 0
     /// Where the current reasoning block's text begins (after its open marker).
     private var reasoningTextStart = 0
+    /// The open markers; with ``Options/reasoningOpen``, one the model writes anyway at the
+    /// start (after white space) belongs to the block that is already open.
+    private let reasoningOpeners: MarkerSet
+    private var openerChecked = false
     /// An unfinished UTF-8 sequence (up to 3 bytes, little-endian) that the text fast path
     /// holds back outside the window; the window takes it before the next slow step.
     private var carry: UInt32 = 0
@@ -142,15 +146,16 @@ public struct ToolCallDecoder: Sendable {
         var markers = grammar.markers
         let syntax = ReasoningSyntax.of(format)
         if options.reasoning {
+            // Open markers start blocks; an orphan close marker stays text (no tool-call markup).
             for (k, pair) in syntax.pairs.enumerated() {
                 markers.append(Marker(pair.open, kind: .reasoningOpen(pair: k)))
-                markers.append(Marker(pair.close, kind: .stray))
             }
             self.reasoningSet = MarkerSet(syntax.pairs.map(\.close) + syntax.endedBy)
         } else {
             self.reasoningSet = MarkerSet([String]())
         }
         self.reasoningCloseCount = syntax.pairs.count
+        self.reasoningOpeners = MarkerSet(syntax.pairs.map(\.open))
         self.markers = markers
         var startIndexes: [Int] = []
         var laterIndexes: [Int] = []
@@ -454,6 +459,9 @@ public struct ToolCallDecoder: Sendable {
     /// Scans a reasoning block for its close marker (or a call marker that ends it); returns
     /// true when the block ended (the loop goes on in text).
     private mutating func scanReasoning(pair: Int?, isFinal: Bool) -> Bool {
+        if pair == nil && !openerChecked {
+            guard skipRedundantOpener(isFinal: isFinal) else { return false }
+        }
         var from = max(cut, reasoningTextStart)
         let end = window.received
         while true {
@@ -468,7 +476,8 @@ public struct ToolCallDecoder: Sendable {
             case .found(let k, let at):
                 let length = reasoningSet.markers[k].count
                 if k < reasoningCloseCount {
-                    guard pair == nil || pair == k else {
+                    // Pairs may share a close marker (Gemma 4's labelled and bare channel).
+                    guard pair == nil || pair == k || reasoningSet.markers[pair!] == reasoningSet.markers[k] else {
                         // Another pair's close marker: part of the reasoning.
                         from = at + length
                         continue
@@ -484,6 +493,25 @@ public struct ToolCallDecoder: Sendable {
                 return true
             }
         }
+    }
+
+    /// At the start of a stream that began inside a reasoning block: an open marker the model
+    /// writes anyway (after white space) is markup of the block, not its text. Returns false
+    /// while the bytes so far could still be such a marker.
+    private mutating func skipRedundantOpener(isFinal: Bool) -> Bool {
+        var i = cut
+        while i < window.received && JSONReader.isSpace(window[i]) { i += 1 }
+        if i == window.received && !isFinal { return false }
+        switch reasoningOpeners.search(window, from: i, end: min(window.received, i + reasoningOpeners.maxLength), isFinal: isFinal) {
+        case .found(let k, let at) where at == i:
+            reasoningTextStart = at + reasoningOpeners.markers[k].count
+        case .partial(let at) where at == i:
+            return false
+        default:
+            break
+        }
+        openerChecked = true
+        return true
     }
 
     /// No visible text before `at`.

@@ -14,7 +14,9 @@
 /// - key: bare (up to `:` or `=`, trimmed), delimiter-quoted, or a JSON string.
 /// - value: a delimited string; a JSON `"..."` or `'...'` string; a nested `{...}` (bare keys) or
 ///   `[...]`; otherwise a bare word up to `,` or the container's closer: `true`, `false`, `null`, a
-///   number (`108.` counts as `108.0`), or else a string (models drift).
+///   number (`108.` counts as `108.0`), or else a string (models drift). A bare word that
+///   runs into the delimiter (`Tokyo<|"|>`: the opening one was dropped) is a string ended by
+///   it; the delimiter is never part of a value.
 ///
 /// Typing is by that syntax. With a schema for a top-level key (DESIGN.md §2) it narrows: a
 /// declared string keeps the text, another declared type converts a string's text by
@@ -359,21 +361,30 @@ struct GemmaValueReader: Sendable {
                 if let r = finishValue(.string(text), kind: .quotedText(text), actions: &actions) { return r }
             case .bare(let start):
                 let ownCloser = stack[stack.count - 1].closer
-                while pos < w.end {
+                var closedByDelimiter = false
+                scan: while pos < w.end {
                     let b = w[pos]
                     if b == R.comma || b == R.rbrace || b == R.rbracket || b == ownCloser { break }
                     if b == R.lt {
-                        switch probe(w, pos, delimiterToo: false) {
+                        switch probe(w, pos, delimiterToo: true) {
                         case .stop: return .interrupted(at: pos)
                         case .partial: return .needMore
-                        default: break
+                        case .delimiter:
+                            // A string whose opening delimiter the model dropped: the delimiter
+                            // ends it and is never part of the value.
+                            closedByDelimiter = true
+                            break scan
+                        case .none: break
                         }
                     }
                     pos += 1
                 }
                 guard pos < w.end else { return .needMore }
                 let text = R.trimmed(w, start..<pos)
-                if let r = finishValue(R.bareLiteral(text), kind: .bare(text), actions: &actions) { return r }
+                if closedByDelimiter {
+                    pos += delimiter.count
+                    if let r = finishValue(.string(text), kind: .quotedText(text), actions: &actions) { return r }
+                } else if let r = finishValue(R.bareLiteral(text), kind: .bare(text), actions: &actions) { return r }
             case .afterValue:
                 while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
                 guard pos < w.end else { return .needMore }
