@@ -12,7 +12,9 @@
 ///   `\n` are stripped, like xmlFunction. `</parameter>` is data unless `<parameter name=`,
 ///   `</invoke>`, `</minimax:tool_call>` or the end of the stream follows it (after at most 256
 ///   bytes of white space); a missing `</parameter>` is closed by the next parameter or
-///   `</invoke>`.
+///   `</invoke>`. Quoted markup inside a value is data, by the rules of xmlFunction
+///   (``XMLFunctionGrammar``): a parameter opener must name a key that may come next, and a
+///   quoted `<invoke name=` or wrapper opens a level that its own closer ends.
 /// - A bare `<invoke name=` block is a call too (servers may strip the wrapper tokens); a
 ///   missing `</minimax:tool_call>` at end of stream leaks no markup.
 /// - Typing per DESIGN.md §2: with `anyOf[string, null]` only a literal `null`/`None` is null.

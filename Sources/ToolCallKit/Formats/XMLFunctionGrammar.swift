@@ -16,6 +16,12 @@
 /// - `</parameter>` ends a value only when, after at most 256 bytes of white space, it is
 ///   followed by `<parameter=`, `</function>`, `</tool_call>` or the end of the stream;
 ///   otherwise it is part of the value (linear time, bounded holdback).
+/// - A value may quote this format's markup (an agent writing a file that holds a call): a
+///   `<parameter=KEY>` ends a value only for a key that may come next (not the current one,
+///   not one already set; standing for a missing `</parameter>`, also declared when the tool
+///   declares its parameters); a `</function>` standing for a missing `</parameter>` only before
+///   `</tool_call>`, another function or the end; and a quoted `<tool_call>` or `<function=`
+///   opens a level that its own closer ends, inside which every tag is data.
 /// - Inside `<tool_call>`, a Hermes call object `{"name": .., "arguments": {..}}` is a call too
 ///   (Qwen 3.5 falls back to it), streamed like the `json` format.
 /// - Names may contain spaces (trimmed); `<function=name` with no `>` before a newline or `<`

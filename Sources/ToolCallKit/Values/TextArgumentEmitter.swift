@@ -358,18 +358,25 @@ struct TextValueScanner: Sendable {
         /// Tags that end a value whose close tag is missing.
         let breaks: [[UInt8]]
         let stripNewlines: Bool
-        /// Close tag at index 0, then the breaks.
+        /// Openers and closers of the format's own markup quoted inside a value (a file that
+        /// holds a call): while one is open, every tag is data.
+        let nestOpens: [[UInt8]]
+        let nestCloses: [[UInt8]]
+        /// Close tag at index 0, then the breaks, then the nest openers and closers.
         let inValue: MarkerSet
         /// The bytes of a streamed value the decoder may forward itself.
         let passThrough: PassThrough
 
-        init(close: String, follows: [String], breaks: [String], stripNewlines: Bool) {
+        init(close: String, follows: [String], breaks: [String], stripNewlines: Bool,
+             nests: [(open: String, close: String)] = []) {
             self.close = Array(close.utf8)
             self.follows = follows.map { Array($0.utf8) }
             self.breaks = breaks.map { Array($0.utf8) }
             self.stripNewlines = stripNewlines
-            self.inValue = MarkerSet([close] + breaks)
-            self.passThrough = .textValue(tags: [self.close] + self.breaks)
+            self.nestOpens = nests.map { Array($0.open.utf8) }
+            self.nestCloses = nests.map { Array($0.close.utf8) }
+            self.inValue = MarkerSet([self.close] + self.breaks + nestOpens + nestCloses)
+            self.passThrough = .textValue(tags: inValue.markers)
         }
     }
 
@@ -401,6 +408,8 @@ struct TextValueScanner: Sendable {
     private var emitted: Int
     private var leadChecked = false
     private var pendingClose: Int?
+    /// How many quoted blocks of the format's markup are open inside the value.
+    private var nesting = 0
 
     init(start: Int) {
         self.start = start
@@ -461,6 +470,17 @@ struct TextValueScanner: Sendable {
             }
             switch tags.inValue.search(w, from: pos, end: w.end) {
             case .found(let k, let at):
+                let tag = tags.inValue.markers[k]
+                if nesting > 0 || k > tags.breaks.count {
+                    // Quoted markup: an opener nests, its closer unnests; all of it is data.
+                    if tags.nestCloses.contains(tag) && nesting > 0 {
+                        nesting -= 1
+                    } else if tags.nestOpens.contains(tag) {
+                        nesting += 1
+                    }
+                    pos = at + tag.count
+                    continue
+                }
                 if k == 0 {
                     flush(w, upTo: at, tags: tags, emitter: &emitter, actions: &actions)
                     pendingClose = at
@@ -500,8 +520,8 @@ struct TextValueScanner: Sendable {
             return true
         }
         // A tag held back as undecided may be structure now that nothing follows it.
-        if leadChecked, pos < w.end, case .found(let k, let at) = tags.inValue.search(w, from: pos, end: w.end),
-            k > 0, at == pos, (verify?(w, tags.breaks[k - 1], at, true, false, emitter) ?? .structure) == .structure
+        if leadChecked, nesting == 0, pos < w.end, case .found(let k, let at) = tags.inValue.search(w, from: pos, end: w.end),
+            k > 0, k <= tags.breaks.count, at == pos, (verify?(w, tags.breaks[k - 1], at, true, false, emitter) ?? .structure) == .structure
         {
             _ = end(at: at, next: w.end, w, tags: tags, emitter: &emitter, actions: &actions)
             return true
