@@ -155,6 +155,20 @@ struct PythonCallReader: Sendable {
         self.init(at: pos, tools: context.tools, maxDepth: context.maxDepth)
     }
 
+    /// A standalone Python literal (`{'a': 1, 'b': [True, None]}`), as JSON; nil when the text
+    /// is not one. For text values whose schema wants an object or array and whose model wrote
+    /// Python instead of JSON.
+    static func literal(_ text: String, maxDepth: Int = 512) -> JSONValue? {
+        var w = ByteWindow()
+        w.append(Array("_(v=".utf8) + Array(text.utf8) + Array(")".utf8))
+        var reader = PythonCallReader(at: 0, tools: nil, maxDepth: maxDepth)
+        var actions: [GrammarAction] = []
+        guard case .complete(let args, let end) = reader.advance(w, actions: &actions), end == w.end,
+            case .object(let members) = args, members.count == 1, members[0].key == "v"
+        else { return nil }
+        return members[0].value
+    }
+
     /// Open brackets, the call's own parenthesis included (0 before it).
     var depth: Int { stack.count }
 

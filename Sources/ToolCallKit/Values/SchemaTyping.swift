@@ -6,7 +6,8 @@
 /// narrowed by a schema, share this one policy:
 ///
 /// - With a schema: `string` keeps the text exactly (never JSON-decoded); `integer`, `number`
-///   (and the non-standard `float`), `boolean`, `null`, `object` and `array` are decoded, with
+///   (and the non-standard `float`), `boolean`, `null`, `object` and `array` are decoded (an
+///   integer may have leading zeros; an object or array may be written as a Python literal), with
 ///   the Python spellings `True`, `False` and `None` accepted; unions (`type: [..]`, `anyOf`,
 ///   `oneOf`, `nullable`) try their members in order, except that a value that is exactly
 ///   `null` or `None` takes a `null` member first. A value that fits no member is an error.
@@ -101,7 +102,13 @@ enum SchemaTyping {
         case "string":
             return .string(text)
         case "integer":
-            let b = Array(trimmed.utf8)
+            var b = Array(trimmed.utf8)
+            // Leading zeros (`007`), which JSON forbids and models write: the integer they spell.
+            let sign = b.first == UInt8(ascii: "-") ? 1 : 0
+            while b.count > sign + 1 && b[sign] == UInt8(ascii: "0") && b[sign + 1] >= 0x30 && b[sign + 1] <= 0x39 {
+                b.remove(at: sign)
+            }
+            let trimmed = String(decoding: b, as: UTF8.self)
             guard JSONReader.isValidNumber(b), !b.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") })
             else {
                 // `2.0` is an integer too.
@@ -123,9 +130,12 @@ enum SchemaTyping {
             return trimmed == "null" || trimmed == "None" ? .null : nil
         case "object":
             if let v = try? JSONValue.parse(Array(trimmed.utf8)), v.isObject { return v }
+            // Python's spelling (`{'key': 'value'}`), as for `True`/`False`/`None`.
+            if trimmed.hasPrefix("{"), let v = PythonCallReader.literal(trimmed), v.isObject { return v }
             return nil
         case "array":
             if let v = try? JSONValue.parse(Array(trimmed.utf8)), case .array = v { return v }
+            if trimmed.hasPrefix("["), let v = PythonCallReader.literal(trimmed), case .array = v { return v }
             return nil
         default:
             return nil
