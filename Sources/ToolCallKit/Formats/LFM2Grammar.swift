@@ -299,6 +299,18 @@ struct LFM2Grammar: CallGrammar {
 
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
         switch state {
+        case .call where reader.isAwaitingArgumentEnd:
+            // The last argument's string may have ended just before the end of the stream.
+            switch reader.advance(w, actions: &actions, isFinal: true) {
+            case .complete(let arguments, let end):
+                report(.accept(arguments: arguments, end: end), &actions)
+                report(.markup(end: w.end), &actions)
+            case .invalid(let detail, let end):
+                report(.reject(.invalidArguments, detail: detail, end: end), &actions)
+                report(.markup(end: w.end), &actions)
+            default:
+                report(.reject(.incomplete, detail: "the stream ended inside the call list", end: w.end), &actions)
+            }
         case .open, .element, .call:
             report(.reject(.incomplete, detail: "the stream ended inside the call list", end: w.end), &actions)
         case .recover(_, let detail), .junk(let detail):

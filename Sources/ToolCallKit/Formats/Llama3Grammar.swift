@@ -256,6 +256,21 @@ struct Llama3Grammar: CallGrammar {
     }
 
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
+        if case .python(let list) = state, pythonReader.isAwaitingArgumentEnd {
+            // The last argument's string may have ended just before the end of the stream.
+            switch pythonReader.advance(w, actions: &actions, isFinal: true) {
+            case .complete(let arguments, let end):
+                actions.append(.accept(arguments: arguments, end: end))
+                if w.end > end { actions.append(list ? .markup(end: w.end) : .text(end: w.end)) }
+                return
+            case .invalid(let detail, let end):
+                actions.append(.reject(.invalidArguments, detail: detail, end: end))
+                if w.end > end { actions.append(list ? .markup(end: w.end) : .text(end: w.end)) }
+                return
+            default:
+                break
+            }
+        }
         switch state {
         case .object(bare: true):
             // A bare object that counts (at the start, or its name declared) and is cut off is

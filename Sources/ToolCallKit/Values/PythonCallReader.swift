@@ -15,7 +15,9 @@
 ///   with the prefixes `u` and `r`; the escapes `\\ \' \" \n \r \t
 ///   \b \f \v \a \0 \xXX \uXXXX \UXXXXXXXX` (an unknown escape is kept verbatim); raw newlines.
 ///   In a single-quoted string, a quote of its own kind that is not followed by `,` `)` `]` `}` `:` (after white
-///   space) is taken as part of the string: models write `'sed -n '1,5p' f'`.
+///   space) is taken as part of the string: models write `'sed -n '1,5p' f'`. For a keyword
+///   argument of the call itself, `)` must then be followed by `]`, `,`, `;`, a marker or the
+///   end, and `,` by `name=` or `)` (a bounded look-ahead): `-c "f(x, s='\,'))"` stays text.
 /// - Integers (`07`, `1_000`, `0x1F`), floats, signs; `True`/`False`/`None` and the JSON
 ///   `true`/`false`/`null`; lists, tuples and sets (arrays); dicts (objects, scalar keys).
 /// - A bare word where a value belongs is a string (models drift: `unit=celsius`).
@@ -163,7 +165,7 @@ struct PythonCallReader: Sendable {
         w.append(Array("_(v=".utf8) + Array(text.utf8) + Array(")".utf8))
         var reader = PythonCallReader(at: 0, tools: nil, maxDepth: maxDepth)
         var actions: [GrammarAction] = []
-        guard case .complete(let args, let end) = reader.advance(w, actions: &actions), end == w.end,
+        guard case .complete(let args, let end) = reader.advance(w, actions: &actions, isFinal: true), end == w.end,
             case .object(let members) = args, members.count == 1, members[0].key == "v"
         else { return nil }
         return members[0].value
@@ -206,6 +208,36 @@ struct PythonCallReader: Sendable {
 
     /// Whether a quote followed by `b` closes its string.
     @inline(__always)
+    /// Whether the `)` or `,` at `at`, just after a quote, ends a keyword argument of the call:
+    /// `)` followed by `]`, `,`, `;`, a marker or the end; `,` followed by `)` or `name=`. Nil
+    /// until the bytes that tell have arrived (at most 256 bytes ahead).
+    static func argumentEnds(_ w: ByteWindow, at: Int, isFinal: Bool) -> Bool? {
+        var i = at + 1
+        func skipSpace() { while i < w.end && JSONReader.isSpace(w[i]) && i - at < 256 { i += 1 } }
+        skipSpace()
+        if i - at >= 256 { return true }
+        guard i < w.end else { return isFinal ? true : nil }
+        let b = w[i]
+        if w[at] == UInt8(ascii: ")") {
+            return b == UInt8(ascii: "]") || b == UInt8(ascii: ",") || b == UInt8(ascii: ";") || b == UInt8(ascii: "<")
+        }
+        if b == UInt8(ascii: ")") { return true }
+        guard isNameStart(b) else { return false }
+        while i < w.end && isNameByte(w[i]) && i - at < 256 { i += 1 }
+        skipSpace()
+        if i - at >= 256 { return true }
+        guard i + 1 < w.end else { return isFinal ? false : nil }
+        return w[i] == UInt8(ascii: "=") && w[i + 1] != UInt8(ascii: "=")
+    }
+
+    /// Waiting after a keyword argument's closing quote for the bytes that tell whether the
+    /// string ended (``argumentEnds(_:at:isFinal:)``): at the end of the stream, ``advance(_:actions:isFinal:)``
+    /// with `isFinal` settles it.
+    var isAwaitingArgumentEnd: Bool {
+        if case .quoteEnd = state, stack.count == 1 { return true }
+        return false
+    }
+
     private static func closesString(_ b: UInt8) -> Bool {
         b == UInt8(ascii: ",") || b == UInt8(ascii: ")") || b == UInt8(ascii: "]") || b == UInt8(ascii: "}")
             || b == UInt8(ascii: ":")
@@ -214,7 +246,9 @@ struct PythonCallReader: Sendable {
     // MARK: - Reading
 
     /// Reads the bytes received since the last call, reporting `start` and `delta`s.
-    mutating func advance(_ w: ByteWindow, actions: inout [GrammarAction]) -> Result {
+    /// - Parameter isFinal: no more bytes will come (the end of the stream): a look-ahead that
+    ///   reaches the end decides with what there is.
+    mutating func advance(_ w: ByteWindow, actions: inout [GrammarAction], isFinal: Bool = false) -> Result {
         let end = w.end
         while pos < end {
             let b = w[pos]
@@ -377,7 +411,17 @@ struct PythonCallReader: Sendable {
                     pos += 1
                     continue
                 }
-                if PythonCallReader.closesString(b) {
+                var closes = PythonCallReader.closesString(b)
+                if closes && stack.count == 1 && (b == UInt8(ascii: ")") || b == UInt8(ascii: ",")) {
+                    // A keyword argument's string in the call itself: `)` or `,` after the quote
+                    // may still be the string's own text (`-c "f(x, s='\,'))"`); the call's
+                    // syntax after them tells.
+                    guard let ends = PythonCallReader.argumentEnds(w, at: pos, isFinal: isFinal) else {
+                        return finishChunk(w, actions: &actions)
+                    }
+                    closes = ends
+                }
+                if closes {
                     if let r = finishString(w, actions: &actions) { return r }
                 } else {
                     // A quote inside the string: keep it and the white space after it.

@@ -20,6 +20,8 @@ private func read(_ text: String, chunk: Int = 0, tools: ToolSet? = nil, maxDept
         if case .needMore = result { continue }
         break
     }
+    // The end of the input: a look-ahead waiting at the end decides with what there is.
+    if case .needMore = result { result = reader.advance(w, actions: &actions, isFinal: true) }
     var name: String?
     var deltas = ""
     var count = 0
