@@ -15,6 +15,9 @@
 ///   bare JSON (or prose with braces) is text. Bare objects are reported when complete, since
 ///   until then they may still be prose; one cut off by the end of the stream after its
 ///   declared name is `incomplete`.
+/// - A JSON array of call objects inside the tags (a drift) holds one call per object; an
+///   element that is not an object is rejected on its own (`malformed`) and its neighbours
+///   stand; an empty list is `markup`.
 /// - Orphan end markers are `markup`.
 struct JSONGrammar: CallGrammar {
     private enum State: Sendable {
@@ -28,6 +31,12 @@ struct JSONGrammar: CallGrammar {
         case junk(detail: String)
         /// A bare object in prose (not streamed), read by ``reader``.
         case bare
+        /// Inside `[ ... ]` after the tag: an element or `]`.
+        case list
+        /// An element of the list that is not a call object, read by ``skipper``: markup.
+        case listJunk
+        /// After the list's `]`: white space, then the end tag.
+        case afterList
     }
 
     let markers: [Marker] = [
@@ -45,9 +54,14 @@ struct JSONGrammar: CallGrammar {
     private var reader = CallObjectReader(at: 0, streaming: false, maxDepth: 0)
     /// Whether the current call in this frame was reported (start .. accept pending).
     private var pendingCall: (call: ParsedCallObject, end: Int)?
+    /// The frame holds a JSON array of call objects (a drift some models write).
+    private var inList = false
+    /// Reads a list element that is not a call object.
+    private var skipper = JSONReader()
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         pendingCall = nil
+        inList = false
         if marker == 2 {
             reader = CallObjectReader(at: at, streaming: false, maxDepth: context.maxDepth)
             state = .bare
@@ -64,6 +78,12 @@ struct JSONGrammar: CallGrammar {
             case .open:
                 while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
                 guard pos < w.end else { return .needMore }
+                if w[pos] == UInt8(ascii: "[") && !inList {
+                    inList = true
+                    pos += 1
+                    state = .list
+                    continue
+                }
                 guard w[pos] == UInt8(ascii: "{") else {
                     if let step = endTagOrJunk(w, detail: "expected a JSON object after the tag", actions: &actions) {
                         return step
@@ -117,6 +137,16 @@ struct JSONGrammar: CallGrammar {
                 while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
                 guard pos < w.end else { return .needMore }
                 let b = w[pos]
+                if inList {
+                    if b == UInt8(ascii: ",") || b == UInt8(ascii: "]") {
+                        acceptPending(actions: &actions, end: pos)
+                        pos += 1
+                        state = b == UInt8(ascii: ",") ? .list : .afterList
+                    } else {
+                        state = .junk(detail: "expected ',' or ']' in the call list")
+                    }
+                    continue
+                }
                 if owed > 0 && b == UInt8(ascii: "}") {
                     pos += 1
                     state = .afterObject(closersOwed: owed - 1)
@@ -138,6 +168,61 @@ struct JSONGrammar: CallGrammar {
                     }
                 } else {
                     state = .junk(detail: owed > 0 ? "expected '}'" : "unexpected text after the call object")
+                }
+            case .list:
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                switch w[pos] {
+                case UInt8(ascii: "{"):
+                    reader = CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth)
+                    state = .object(doubled: false)
+                case UInt8(ascii: "]"):
+                    pos += 1
+                    state = .afterList
+                default:
+                    // Not a call object (`"junk"`, a number): rejected on its own; the calls
+                    // around it stand.
+                    actions.append(.markup(end: pos))
+                    skipper = JSONReader(maxDepth: context.maxDepth)
+                    state = .listJunk
+                }
+            case .listJunk:
+                switch skipper.advance(w, from: &pos, to: w.end) {
+                case .needMore:
+                    // A top-level number ends only at a delimiter: `,` or `]` says it did.
+                    if skipper.isInTopLevelNumber, pos < w.end { _ = skipper.finishTopLevelNumber() } else { return .needMore }
+                    fallthrough
+                case .complete:
+                    while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                    guard pos < w.end else { return .needMore }
+                    if w[pos] == UInt8(ascii: ",") || w[pos] == UInt8(ascii: "]") {
+                        let b = w[pos]
+                        actions.append(.reject(.malformed, detail: "a list element that is not a call object", end: pos))
+                        pos += 1
+                        state = b == UInt8(ascii: ",") ? .list : .afterList
+                    } else {
+                        state = .junk(detail: "expected ',' or ']' in the call list")
+                    }
+                case .valueStart, .valueEnd:
+                    continue
+                case .error(let m, _):
+                    state = .junk(detail: m)
+                case .tooDeep(let at):
+                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    return .skip
+                }
+            case .afterList:
+                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                switch JSONGrammar.endTags.search(w, from: pos, end: min(w.end, pos + 20)) {
+                case .found(let k, let at) where at == pos:
+                    let end = pos + JSONGrammar.endTags.markers[k].count
+                    actions.append(.markup(end: end))
+                    return .finished(at: end)
+                case .partial(let at) where at == pos:
+                    return .needMore
+                default:
+                    state = .junk(detail: "unexpected text after the call list")
                 }
             case .junk(let detail):
                 pendingCall = nil
@@ -210,6 +295,11 @@ struct JSONGrammar: CallGrammar {
             }
         case .junk(let detail):
             actions.append(.reject(.malformed, detail: detail, end: w.end))
+        case .list, .listJunk:
+            actions.append(.reject(.incomplete, detail: "the stream ended inside the call list", end: w.end))
+        case .afterList:
+            // The list is complete; its end tag never came.
+            actions.append(.markup(end: w.end))
         case .bare:
             // A bare object whose declared name was read, cut off: a call cut off is
             // `incomplete`, never text. One that never named a declared tool is text.
