@@ -12,6 +12,9 @@
 ///   that is not a call (no name, no arguments, invalid) stays text, and so does a bare
 ///   object in mid-prose whose name is not declared. A bare object that counts and is cut
 ///   off by the end of the stream after its name is `incomplete`.
+/// - A call object in Python's spelling (`{'name': 'f', 'parameters': {'a': 'v'}}`, single
+///   quotes, `True`/`None`) counts where a JSON one does; it is read when its closing brace
+///   arrives, so it is reported whole.
 /// - After `<|python_tag|>`, a Python call `name(key=value, ...)` or a list of them
 ///   (`[f(a=1), g()]`), read by ``PythonCallReader``: the built-in tool form
 ///   (`brave_search.call(query="...")`). A JSON `{` or `[{` keeps the JSON path.
@@ -34,6 +37,9 @@ struct Llama3Grammar: CallGrammar {
         case pythonNext
         /// In a Python list after `,`: a call or `]`.
         case pythonElement
+        /// A call object in Python's spelling (`{'name': 'f', 'parameters': {...}}`) that began at
+        /// `start`, skipped to its closing brace and then read as a Python literal.
+        case pythonDict(bare: Bool, start: Int, skipper: PythonCallSkipper)
         /// Malformed tagged call: skipping to the next `<|python_tag|>`.
         case malformed(detail: String)
     }
@@ -108,6 +114,11 @@ struct Llama3Grammar: CallGrammar {
                     actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
                     return .skip
                 case .error(let m, let at):
+                    if let start = Self.pythonDictStart(w, quoteAt: at) {
+                        pos = start + 1
+                        state = .pythonDict(bare: bare, start: start, skipper: PythonCallSkipper(depth: 1))
+                        continue
+                    }
                     if bare { return giveBack(at: at, actions: &actions) }
                     pos = at
                     state = .malformed(detail: m)
@@ -223,6 +234,34 @@ struct Llama3Grammar: CallGrammar {
                 } else {
                     state = .malformed(detail: "expected a call in the list")
                 }
+            case .pythonDict(let bare, let start, var skipper):
+                switch skipper.skip(w, from: &pos, stopAt: Llama3Grammar.tag) {
+                case .needMore:
+                    state = .pythonDict(bare: bare, start: start, skipper: skipper)
+                    return .needMore
+                case .marker(let at):
+                    if bare { return giveBack(at: at, actions: &actions) }
+                    state = .malformed(detail: "an unfinished call object")
+                case .at(let end):
+                    let text = String(decoding: w.slice(start..<end), as: UTF8.self)
+                    let object = PythonCallReader.literal(text, maxDepth: context.maxDepth)
+                    guard let name = object?["name"]?.stringValue,
+                        let arguments = object?["parameters"] ?? object?["arguments"], arguments.isObject
+                    else {
+                        if bare { return giveBack(at: end, actions: &actions) }
+                        state = .malformed(detail: "not a call object (a name and an arguments object)")
+                        continue
+                    }
+                    if bare && !atStart && !(context.tools?.declares(name) ?? false) {
+                        return giveBack(at: end, actions: &actions)
+                    }
+                    actions.append(.start(name: name, id: nil))
+                    actions.append(.delta(EventText(arguments.jsonText)))
+                    actions.append(.accept(arguments: arguments, end: end))
+                    pos = end
+                    lastCallEnd = end
+                    state = inList ? .listNext(bare: bare) : .between(bare: bare)
+                }
             case .malformed(let detail):
                 return Llama3Grammar.tag.rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in false }
             }
@@ -231,6 +270,16 @@ struct Llama3Grammar: CallGrammar {
 
     /// A bare candidate turned out to be prose: the bytes since the last call are text, and
     /// scanning resumes after the byte that decided it.
+    /// Where a call object in Python's spelling begins, when the JSON reader stopped at a single
+    /// quote that opens its first key (`{'name': ...`).
+    private static func pythonDictStart(_ w: ByteWindow, quoteAt at: Int) -> Int? {
+        guard at < w.end, w[at] == UInt8(ascii: "'") else { return nil }
+        var s = at - 1
+        while s >= 0 && s >= w.base && JSONReader.isSpace(w[s]) && at - s < 256 { s -= 1 }
+        guard s >= w.base, w[s] == UInt8(ascii: "{") else { return nil }
+        return s
+    }
+
     private mutating func giveBack(at: Int, actions: inout [GrammarAction]) -> GrammarStep {
         let end = max(at, lastCallEnd + 1)
         actions.append(.text(end: end))
@@ -280,6 +329,10 @@ struct Llama3Grammar: CallGrammar {
             } else {
                 actions.append(.text(end: w.end))
             }
+        case .pythonDict(bare: true, _, _):
+            actions.append(.text(end: w.end))
+        case .pythonDict:
+            actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
         case .between, .listElement(bare: true, _), .listNext(bare: true), .pythonNext:
             // After a call, or inside a bare candidate: the rest is text.
             actions.append(.text(end: w.end))
