@@ -9,6 +9,12 @@
 /// plain JSON strings mixed in, missing commas, and names with colons, hyphens and dots
 /// (`google:mcp:x:create-pdf-file`; the name runs to the `{` or `(`).
 ///
+/// Repairs for known slips: a bare word that runs into `<|"|>` is a string ended by it (the
+/// opening delimiter was dropped); a stray `<|"|>` after a finished value is noise; and at the
+/// end of the stream, a string whose closing `<|"|>` is missing before `}<tool_call|>`
+/// (ollama#15315) ends before the `}` (those bytes are held back from its deltas until more
+/// follows, so the deltas never need taking back).
+///
 /// A duplicate `<tool_call|>` after a call and a stray `<|tool_response>` are markup. Reasoning
 /// channels (`<|channel>…<channel|>`) are not handled here.
 struct Gemma4Grammar: CallGrammar {

@@ -195,6 +195,14 @@ struct GemmaFrameParser: Sendable {
     }
 
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
+        if case .args = state, let r = reader.repairAtEnd(w, actions: &actions),
+            case .complete(let value, let end, let mismatches) = r
+        {
+            // A string whose closing delimiter the model forgot, before `}` and the end marker.
+            settle(value, mismatches: mismatches, end: w.end, actions: &actions)
+            _ = end
+            return
+        }
         switch state {
         case .name, .args:
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))

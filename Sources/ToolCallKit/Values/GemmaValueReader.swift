@@ -110,7 +110,8 @@ struct GemmaValueReader: Sendable {
     init(at: Int, delimiter: String, stopMarker: String, tool: ToolDefinition?, maxDepth: Int) {
         self.pos = at
         self.delimiter = Array(delimiter.utf8)
-        self.passThroughRun = .textValue(tags: [self.delimiter])
+        // `}` too: it may begin the tail that ``repairAtEnd(_:actions:)`` takes off a string.
+        self.passThroughRun = .textValue(tags: [self.delimiter, [UInt8(ascii: "}")]])
         self.stopMarker = Array(stopMarker.utf8)
         self.tool = tool
         self.maxDepth = maxDepth
@@ -398,10 +399,14 @@ struct GemmaValueReader: Sendable {
                     if let r = closeContainer(actions: &actions) { return r }
                 } else {
                     if b == R.lt {
-                        switch probe(w, pos, delimiterToo: false) {
+                        switch probe(w, pos, delimiterToo: true) {
                         case .stop: return .interrupted(at: pos)
                         case .partial: return .needMore
-                        default: break
+                        case .delimiter:
+                            // A stray closing delimiter after a finished value: noise.
+                            pos += delimiter.count
+                            continue
+                        case .none: break
                         }
                     }
                     // A missing comma: the next key or element.
@@ -454,10 +459,47 @@ struct GemmaValueReader: Sendable {
     /// Emits a streamed string's bytes up to `upTo`, JSON-escaped.
     private mutating func flushStream(_ w: ByteWindow, upTo: Int, final: Bool, actions: inout [GrammarAction]) {
         guard let from = streamFrom else { return }
+        var upTo = upTo
+        // `}` and the call's end marker at the end of the bytes so far may be where the model
+        // forgot the closing delimiter (``repairAtEnd(_:actions:)``): held until more follows.
+        if !final, let b = unclosedTail(w, from: from, complete: false), b < upTo { upTo = b }
         let end = final ? upTo : UTF8Boundary.safeEnd(w, start: from, end: upTo)
         guard end > from else { return }
         actions.append(.delta(.jsonStringFragment(w.slice(from..<end))))
         streamFrom = end
+    }
+
+    /// Where `}`, white space and the call's end marker (a prefix of it unless `complete`) end
+    /// the bytes received after `from`, or nil.
+    private func unclosedTail(_ w: ByteWindow, from: Int, complete: Bool) -> Int? {
+        guard !stopMarker.isEmpty else { return nil }
+        var i = w.end
+        while i > from && JSONReader.isSpace(w[i - 1]) && w.end - i < 64 { i -= 1 }
+        // The marker (or a prefix of it) just before the trailing white space.
+        var m = i
+        while m > from && i - m < stopMarker.count && w[m - 1] != R.rbrace { m -= 1 }
+        let piece = i - m
+        guard piece <= stopMarker.count, complete ? piece == stopMarker.count : true else { return nil }
+        for k in 0..<piece where w[m + k] != stopMarker[k] { return nil }
+        var b = m
+        while b > from && JSONReader.isSpace(w[b - 1]) && m - b < 64 { b -= 1 }
+        guard b > from, w[b - 1] == R.rbrace else { return nil }
+        return b - 1
+    }
+
+    /// At the end of the stream inside a top-level delimited string that ends with `}` and the
+    /// call's end marker: the model forgot the closing delimiter (ollama#15315). The string
+    /// ends before the `}`, which closes the arguments. Nil when the bytes do not end so.
+    mutating func repairAtEnd(_ w: ByteWindow, actions: inout [GrammarAction]) -> Result? {
+        guard case .delimited(let start) = mode, stack.count == 1,
+            let brace = unclosedTail(w, from: start, complete: true)
+        else { return nil }
+        flushStream(w, upTo: brace, final: true, actions: &actions)
+        let text = String(decoding: w.slice(start..<brace), as: UTF8.self)
+        pos = brace
+        if let r = finishValue(.string(text), kind: .quotedText(text), actions: &actions) { return r }
+        pos = brace + 1
+        return closeContainer(actions: &actions)
     }
 
     private mutating func closeContainer(actions: inout [GrammarAction]) -> Result? {
