@@ -207,7 +207,7 @@ struct TaggedFunctionParser: Sendable {
                     state = .value(TextValueScanner(start: next))
                 }
             case .value(var scanner):
-                let outcome = scanner.advance(w, tags: tags.value, emitter: &emitter, actions: &actions, verify: verifier)
+                let outcome = scanner.advance(w, tags: tags.value, emitter: &emitter, actions: &actions, judge: judge)
                 switch outcome {
                 case .needMore:
                     state = .value(scanner)
@@ -274,7 +274,7 @@ struct TaggedFunctionParser: Sendable {
         case .key, .json:
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
         case .value(var scanner):
-            if scanner.finish(w, tags: tags.value, emitter: &emitter, actions: &actions, verify: verifier) {
+            if scanner.finish(w, tags: tags.value, emitter: &emitter, actions: &actions, judge: judge) {
                 settle(end: w.end, actions: &actions)
             } else {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside a value", end: w.end))
@@ -306,50 +306,17 @@ struct TaggedFunctionParser: Sendable {
         while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
     }
 
-    private enum NameRead {
+    enum NameRead {
         case needMore
         case invalid
         case name(String, next: Int)
     }
 
-    /// Judges a tag met inside a value (``TextValueScanner/Verify``): a parameter opener is
-    /// structure only for a key that may come next (not the current one, not one already set;
-    /// when it stands for a missing close tag, also declared if the tool declares its
-    /// parameters), so a value may quote another call's markup; inside a wrapper, a function close that
-    /// stands for a missing `</parameter>` is structure only when the wrapper's close, another
-    /// function or the end of the stream follows it (after at most 256 bytes of white space).
-    private var verifier: TextValueScanner.Verify {
-        let tags = self.tags
-        let tool = self.tool
-        let wrapped = self.wrapped
-        return { w, tag, at, isFinal, afterClose, emitter in
-            if tag == tags.parameterOpen {
-                switch TaggedFunctionParser.readName(w, from: at + tag.count, tags: tags) {
-                case .needMore: return isFinal ? .data : .undecided
-                case .invalid: return .data
-                case .name(let key, _):
-                    // After a close tag any new key may follow (undeclared ones are arguments
-                    // too); standing for a missing close tag, only a declared one.
-                    return emitter.admitsNextKey(key, tool: tool, declaredOnly: !afterClose) ? .structure : .data
-                }
-            }
-            guard wrapped, !afterClose, tag == tags.functionClose else { return .structure }
-            let after = at + tag.count
-            var p = after
-            while p < w.end && JSONReader.isSpace(w[p]) && p - after < TextValueScanner.maxSpaceAfterClose { p += 1 }
-            if p - after >= TextValueScanner.maxSpaceAfterClose { return .data }
-            if p == w.end { return isFinal ? .structure : .undecided }
-            switch TagMatch.at(w, p, [tags.wrapperClose, tags.functionOpen], isFinal: isFinal) {
-            case .found: return .structure
-            case .partial: return .undecided
-            case .none: return .data
-            }
-        }
-    }
+    private var judge: TaggedValueJudge { TaggedValueJudge(tags: tags, tool: tool, wrapped: wrapped) }
 
     /// Reads a name or key from `from` through its `>` (rescans at most ``maxNameBytes``). After
     /// a quoted name, other attributes (`id="1"`) are skipped.
-    private static func readName(_ w: ByteWindow, from pos: Int, tags: TaggedFunctionTags) -> NameRead {
+    static func readName(_ w: ByteWindow, from pos: Int, tags: TaggedFunctionTags) -> NameRead {
         var i = pos
         var quote: UInt8? = nil
         var closedQuote = false
@@ -384,5 +351,42 @@ struct TaggedFunctionParser: Sendable {
             i += 1
         }
         return .needMore
+    }
+}
+
+/// Judges a tag met inside a value (``TagJudge``): a parameter opener is structure only for a
+/// key that may come next (not the current one, not one already set; when it stands for a
+/// missing close tag, also declared if the tool declares its parameters), so a value may quote
+/// another call's markup; inside a wrapper, a function close that stands for a missing
+/// `</parameter>` is structure only when the wrapper's close, another function or the end of
+/// the stream follows it (after at most 256 bytes of white space).
+struct TaggedValueJudge: TagJudge {
+    let tags: TaggedFunctionTags
+    let tool: ToolDefinition?
+    let wrapped: Bool
+
+    func verdict(_ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ afterClose: Bool,
+                 _ emitter: TextArgumentEmitter) -> TextValueScanner.Verdict {
+        if tag == tags.parameterOpen {
+            switch TaggedFunctionParser.readName(w, from: at + tag.count, tags: tags) {
+            case .needMore: return isFinal ? .data : .undecided
+            case .invalid: return .data
+            case .name(let key, _):
+                // After a close tag any new key may follow (undeclared ones are arguments
+                // too); standing for a missing close tag, only a declared one.
+                return emitter.admitsNextKey(key, tool: tool, declaredOnly: !afterClose) ? .structure : .data
+            }
+        }
+        guard wrapped, !afterClose, tag == tags.functionClose else { return .structure }
+        let after = at + tag.count
+        var p = after
+        while p < w.end && JSONReader.isSpace(w[p]) && p - after < TextValueScanner.maxSpaceAfterClose { p += 1 }
+        if p - after >= TextValueScanner.maxSpaceAfterClose { return .data }
+        if p == w.end { return isFinal ? .structure : .undecided }
+        switch TagMatch.at(w, p, [tags.wrapperClose, tags.functionOpen], isFinal: isFinal) {
+        case .found: return .structure
+        case .partial: return .undecided
+        case .none: return .data
+        }
     }
 }

@@ -155,7 +155,8 @@ public struct ToolCallDecoder: Sendable {
             self.reasoningSet = MarkerSet([String]())
         }
         self.reasoningCloseCount = syntax.pairs.count
-        self.reasoningOpeners = MarkerSet(syntax.pairs.map(\.open))
+        // Only needed when the stream starts inside a block (an idle decoder stays small).
+        self.reasoningOpeners = MarkerSet(options.reasoningOpen ? syntax.pairs.map(\.open) : [])
         self.markers = markers
         var startIndexes: [Int] = []
         var laterIndexes: [Int] = []

@@ -190,7 +190,10 @@ struct GemmaValueReader: Sendable {
         }
         let b = Array(text.utf8)
         if JSONReader.isValidNumber(b) { return .number(text) }
-        if b.count >= 2 && b.last == UInt8(ascii: ".") && JSONReader.isValidNumber(b.dropLast()) {
+        // `108.`: an integer with a trailing dot (not `1.5.` nor `1e3.`).
+        if b.count >= 2 && b.last == UInt8(ascii: ".") && JSONReader.isValidNumber(b.dropLast())
+            && !b.dropLast().contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") })
+        {
             return .number(text + "0")
         }
         return .string(text)

@@ -388,12 +388,11 @@ struct TextValueScanner: Sendable {
         case undecided
     }
 
-    /// The grammar's judgement of a tag inside a value (`tag` at `at`; `isFinal` at the end of
-    /// the stream; `afterClose` when it follows a close tag, else it stands for a missing one),
-    /// given the call's arguments so far. Without one, every tag is structure.
-    typealias Verify = (
-        _ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ afterClose: Bool, _ emitter: TextArgumentEmitter
-    ) -> Verdict
+    /// Every tag is structure (the formats that need no judgement).
+    struct TagsAreStructure: TagJudge {
+        func verdict(_ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ afterClose: Bool,
+                     _ emitter: TextArgumentEmitter) -> Verdict { .structure }
+    }
 
     enum Outcome: Sendable {
         case needMore
@@ -433,7 +432,7 @@ struct TextValueScanner: Sendable {
     /// Scans what arrived; feeds value bytes to `emitter`.
     mutating func advance(
         _ w: ByteWindow, tags: Tags, emitter: inout TextArgumentEmitter, actions: inout [GrammarAction],
-        verify: Verify? = nil
+        judge: some TagJudge = TagsAreStructure()
     ) -> Outcome {
         if !leadChecked {
             guard start < w.end else { return .needMore }
@@ -454,7 +453,7 @@ struct TextValueScanner: Sendable {
                 guard pos < w.end else { return .needMore }
                 switch TagMatch.at(w, pos, tags.follows) {
                 case .found(let k):
-                    switch verify?(w, tags.follows[k], pos, false, true, emitter) ?? .structure {
+                    switch judge.verdict(w, tags.follows[k], pos, false, true, emitter) {
                     case .structure:
                         return end(at: c, next: pos, w, tags: tags, emitter: &emitter, actions: &actions)
                     case .undecided:
@@ -486,7 +485,7 @@ struct TextValueScanner: Sendable {
                     pendingClose = at
                     pos = at + tags.close.count
                 } else {
-                    switch verify?(w, tags.breaks[k - 1], at, false, false, emitter) ?? .structure {
+                    switch judge.verdict(w, tags.breaks[k - 1], at, false, false, emitter) {
                     case .structure:
                         return end(at: at, next: at, w, tags: tags, emitter: &emitter, actions: &actions)
                     case .undecided:
@@ -513,7 +512,7 @@ struct TextValueScanner: Sendable {
     /// End of stream inside the value: true when a close tag had already ended it.
     mutating func finish(
         _ w: ByteWindow, tags: Tags, emitter: inout TextArgumentEmitter, actions: inout [GrammarAction],
-        verify: Verify? = nil
+        judge: some TagJudge = TagsAreStructure()
     ) -> Bool {
         if let c = pendingClose {
             _ = end(at: c, next: w.end, w, tags: tags, emitter: &emitter, actions: &actions)
@@ -521,7 +520,7 @@ struct TextValueScanner: Sendable {
         }
         // A tag held back as undecided may be structure now that nothing follows it.
         if leadChecked, nesting == 0, pos < w.end, case .found(let k, let at) = tags.inValue.search(w, from: pos, end: w.end),
-            k > 0, k <= tags.breaks.count, at == pos, (verify?(w, tags.breaks[k - 1], at, true, false, emitter) ?? .structure) == .structure
+            k > 0, k <= tags.breaks.count, at == pos, judge.verdict(w, tags.breaks[k - 1], at, true, false, emitter) == .structure
         {
             _ = end(at: at, next: w.end, w, tags: tags, emitter: &emitter, actions: &actions)
             return true
@@ -552,6 +551,14 @@ struct TextValueScanner: Sendable {
         emitter.append(w, from: emitted, to: e, actions: &actions)
         emitted = e
     }
+}
+
+/// The grammar's judgement of a tag inside a value (`tag` at `at`; `isFinal` at the end of the
+/// stream; `afterClose` when it follows a close tag, else it stands for a missing one), given
+/// the call's arguments so far (a generic parameter, so judging allocates nothing).
+protocol TagJudge {
+    func verdict(_ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ afterClose: Bool,
+                 _ emitter: TextArgumentEmitter) -> TextValueScanner.Verdict
 }
 
 /// Whether one of a few tags sits exactly at a position.

@@ -63,6 +63,8 @@ struct GemmaValueReaderTests {
         (q4, "{<|\"|>3<|\"|>:<|\"|>x<|\"|>,\"k\":\"v\\u00e9\",j:'single'}",
          #"{"3":"x","k":"vé","j":"single"}"#),
         (q4, "{left:108.,right:22.8}", #"{"left":108.0,"right":22.8}"#),
+        // Found by the fuzzer: only an integer takes the trailing-dot rule.
+        (q4, "{left:108.08.,top:1e3.,n:-3.}", #"{"left":"108.08.","top":"1e3.","n":-3.0}"#),
         (q4, "{t:<|\"|>東京 🌧<|\"|>}", #"{"t":"東京 🌧"}"#),
         (q4, "{a:1,a:2}", #"{"a":2}"#),
     ]
