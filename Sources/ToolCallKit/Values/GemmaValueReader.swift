@@ -480,7 +480,7 @@ struct GemmaValueReader: Sendable {
         while i > from && JSONReader.isSpace(w[i - 1]) && w.end - i < 64 { i -= 1 }
         // The marker (or a prefix of it) just before the trailing white space.
         var m = i
-        while m > from && i - m < stopMarker.count && w[m - 1] != R.rbrace { m -= 1 }
+        while m > from && i - m < stopMarker.count && w[m - 1] != R.rbrace && !JSONReader.isSpace(w[m - 1]) { m -= 1 }
         let piece = i - m
         guard piece <= stopMarker.count, complete ? piece == stopMarker.count : true else { return nil }
         for k in 0..<piece where w[m + k] != stopMarker[k] { return nil }
