@@ -415,20 +415,24 @@ public struct ToolCallDecoder: Sendable {
             match = laterSet.search(window, from: cut, end: end, isFinal: isFinal)
             if case .found(let k, let at) = match { match = .found(index: laterIndexes[k], at: at) }
         } else {
-            // Markers that count only at the start of the output: before the first visible byte.
+            // Markers that count only at the start of the output can begin only at the first
+            // visible byte (markers never begin with white space): every start marker is tried
+            // there, and the rest of the bytes are searched for the markers that hold anywhere
+            // (so prose full of `{` and `[` costs no more than later text).
             var firstVisible = cut
             while firstVisible < end && JSONReader.isSpace(window[firstVisible]) { firstVisible += 1 }
-            let markers = self.markers
-            let startIndexes = self.startIndexes
-            let hasTools = tools != nil
-            match = startSet.search(window, from: cut, end: end, isFinal: isFinal) { k, at in
-                switch markers[startIndexes[k]].condition {
-                case .always, .whenToolsDeclared: return true
-                case .atStart: return at <= firstVisible
-                case .atStartOrWhenToolsDeclared: return hasTools || at <= firstVisible
-                }
+            let probeEnd = min(end, firstVisible + startSet.maxLength)
+            // A bound short of the received bytes is no end of the stream, but no marker that
+            // begins at the first visible byte is cut by it.
+            switch startSet.search(window, from: firstVisible, end: probeEnd, isFinal: isFinal || probeEnd < end) {
+            case .found(let k, let at) where at == firstVisible:
+                match = .found(index: startIndexes[k], at: at)
+            case .partial(let at) where at == firstVisible:
+                match = .partial(at: at)
+            default:
+                match = laterSet.search(window, from: cut, end: end, isFinal: isFinal)
+                if case .found(let k, let at) = match { match = .found(index: laterIndexes[k], at: at) }
             }
-            if case .found(let k, let at) = match { match = .found(index: startIndexes[k], at: at) }
         }
         switch match {
         case .none:
