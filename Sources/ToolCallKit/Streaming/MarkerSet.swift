@@ -27,6 +27,10 @@ struct MarkerSet: Sendable {
     private var firstBytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
     /// When every marker starts with the same byte, that byte (a faster search).
     private let soleFirst: UInt8?
+    /// When every marker is at least two bytes long and all share their second byte, that byte:
+    /// a candidate whose next byte differs is passed over without comparing (`<` in prose
+    /// against Kimi's or LFM2's `<|…|>` tokens).
+    private let soleSecond: UInt8?
     /// The distinct first bytes, and each repeated in all 8 bytes of a word (for SWAR).
     private let firstList: [UInt8]
     private let firstPatterns: [UInt64]
@@ -47,6 +51,8 @@ struct MarkerSet: Sendable {
             }
         }
         soleFirst = firsts.count == 1 ? firsts.first : nil
+        let seconds = Set(markers.map { $0.count >= 2 ? Int($0[1]) : -1 })
+        soleSecond = seconds.count == 1 && seconds.first! >= 0 ? UInt8(seconds.first!) : nil
         firstList = firsts.sorted()
         firstPatterns = firstList.map { UInt64($0) &* 0x0101_0101_0101_0101 }
         maxLength = markers.map(\.count).max() ?? 0
@@ -146,6 +152,10 @@ struct MarkerSet: Sendable {
         while i < end {
             i = nextCandidate(w, from: i, end: end)
             if i >= end { break }
+            if let second = soleSecond, i + 1 < end, span[i + 1 - base] != second {
+                i += 1
+                continue
+            }
             var best: Int? = nil
             var partial = false
             for (k, m) in markers.enumerated() where span[i - base] == m[0] {
