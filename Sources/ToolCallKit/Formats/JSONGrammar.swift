@@ -214,15 +214,8 @@ struct JSONGrammar: CallGrammar {
             case .afterList:
                 while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
                 guard pos < w.end else { return .needMore }
-                switch JSONGrammar.endTags.search(w, from: pos, end: min(w.end, pos + 20)) {
-                case .found(let k, let at) where at == pos:
-                    let end = pos + JSONGrammar.endTags.markers[k].count
-                    actions.append(.markup(end: end))
-                    return .finished(at: end)
-                case .partial(let at) where at == pos:
-                    return .needMore
-                default:
-                    state = .junk(detail: "unexpected text after the call list")
+                if let step = endTagOrJunk(w, detail: "unexpected text after the call list", actions: &actions) {
+                    return step
                 }
             case .junk(let detail):
                 pendingCall = nil
@@ -261,7 +254,8 @@ struct JSONGrammar: CallGrammar {
         pos = reader.pos
     }
 
-    /// At `<` where an object belongs: an end tag closes an empty frame, anything else is junk.
+    /// Where an object belongs, or after a call list: the end tag closes the frame as markup,
+    /// anything else is junk.
     private mutating func endTagOrJunk(_ w: ByteWindow, detail: String, actions: inout [GrammarAction]) -> GrammarStep? {
         switch JSONGrammar.endTags.search(w, from: pos, end: min(w.end, pos + 20)) {
         case .found(let k, let at) where at == pos:
