@@ -51,8 +51,9 @@ struct MarkerSet: Sendable {
             }
         }
         soleFirst = firsts.count == 1 ? firsts.first : nil
-        let seconds = Set(markers.map { $0.count >= 2 ? Int($0[1]) : -1 })
-        soleSecond = seconds.count == 1 && seconds.first! >= 0 ? UInt8(seconds.first!) : nil
+        var second: UInt8? = markers.first.flatMap { $0.count >= 2 ? $0[1] : nil }
+        for m in markers where m.count < 2 || m[1] != second { second = nil }
+        soleSecond = second
         firstList = firsts.sorted()
         firstPatterns = firstList.map { UInt64($0) &* 0x0101_0101_0101_0101 }
         maxLength = markers.map(\.count).max() ?? 0
