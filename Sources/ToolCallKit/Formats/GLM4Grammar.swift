@@ -132,18 +132,7 @@ struct GLM4Grammar: CallGrammar {
                     state = .body
                 }
             case .junk(let detail):
-                switch Self.closeSet.search(w, from: pos, end: w.end) {
-                case .found(_, let at):
-                    let end = at + Self.close.count
-                    actions.append(.reject(.malformed, detail: detail, end: end))
-                    return .finished(at: end)
-                case .partial(let at):
-                    pos = at
-                    return .needMore
-                case .none:
-                    pos = w.end
-                    return .needMore
-                }
+                return Self.closeSet.rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in true }
             }
         }
     }

@@ -275,7 +275,7 @@ struct Llama3Grammar: CallGrammar {
     private static func pythonDictStart(_ w: ByteWindow, quoteAt at: Int) -> Int? {
         guard at < w.end, w[at] == UInt8(ascii: "'") else { return nil }
         var s = at - 1
-        while s >= 0 && s >= w.base && JSONReader.isSpace(w[s]) && at - s < 256 { s -= 1 }
+        while s >= w.base && JSONReader.isSpace(w[s]) && at - s < 256 { s -= 1 }
         guard s >= w.base, w[s] == UInt8(ascii: "{") else { return nil }
         return s
     }

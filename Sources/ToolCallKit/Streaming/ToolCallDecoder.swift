@@ -267,9 +267,11 @@ public struct ToolCallDecoder: Sendable {
         let held = carryCount
         let carry = self.carry
         let total = held &+ chunk.count
-        let tail = UTF8Boundary.unfinishedTail(count: total) { k in
+        /// Byte `k` of the held bytes followed by the chunk.
+        func byte(_ k: Int) -> UInt8 {
             k < held ? UInt8(truncatingIfNeeded: carry >> UInt32(k &* 8)) : chunk[first &+ (k &- held)]
         }
+        let tail = UTF8Boundary.unfinishedTail(count: total, byte)
         let emit = total &- tail
         if emit > 0 {
             // A held tail starts at a lead byte, so what is emitted covers the whole carry.
@@ -280,11 +282,7 @@ public struct ToolCallDecoder: Sendable {
         }
         // The new carry: the last `tail` bytes of carry + chunk.
         var c: UInt32 = 0
-        for k in 0..<tail {
-            let at = emit &+ k
-            let b = at < held ? UInt8(truncatingIfNeeded: carry >> UInt32(at &* 8)) : chunk[first &+ (at &- held)]
-            c |= UInt32(b) << UInt32(k &* 8)
-        }
+        for k in 0..<tail { c |= UInt32(byte(emit &+ k)) << UInt32(k &* 8) }
         self.carry = c
         carryCount = tail
     }
@@ -482,7 +480,8 @@ public struct ToolCallDecoder: Sendable {
                 let length = reasoningSet.markers[k].count
                 if k < reasoningCloseCount {
                     // Pairs may share a close marker (Gemma 4's labelled and bare channel).
-                    guard pair == nil || pair == k || reasoningSet.markers[pair!] == reasoningSet.markers[k] else {
+                    let ownClose = pair.map { reasoningSet.markers[$0] }
+                    guard ownClose == nil || ownClose == reasoningSet.markers[k] else {
                         // Another pair's close marker: part of the reasoning.
                         from = at + length
                         continue

@@ -158,15 +158,5 @@ enum SchemaTyping {
     }
 
     /// A JSON Pointer for a top-level argument key (`~` and `/` escaped).
-    static func pointer(_ key: String) -> String {
-        var out = "/"
-        for c in key.unicodeScalars {
-            switch c {
-            case "~": out += "~0"
-            case "/": out += "~1"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    static func pointer(_ key: String) -> String { "/" + SchemaCompiler.escape(key) }
 }
