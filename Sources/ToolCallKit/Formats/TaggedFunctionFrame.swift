@@ -269,7 +269,7 @@ struct TaggedFunctionParser: Sendable {
             if emitter.hasValues && TagMatch.at(w, pos, [tags.parameterOpen], isFinal: true) == .none
                 && !endsInsideOpener(w)
             {
-                settle(end: w.end, actions: &actions)
+                settleCutOff(end: w.end, actions: &actions)
             } else {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
             }
@@ -277,7 +277,7 @@ struct TaggedFunctionParser: Sendable {
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
         case .value(var scanner):
             if scanner.finish(w, tags: tags.value, emitter: &emitter, actions: &actions, judge: judge) {
-                settle(end: w.end, actions: &actions)
+                settleCutOff(end: w.end, actions: &actions)
             } else {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside a value", end: w.end))
             }
@@ -294,6 +294,18 @@ struct TaggedFunctionParser: Sendable {
     }
 
     /// Ends the current call at `end`: accepted, or rejected when a value did not fit its type.
+    /// Ends a call whose closing tags never came (the stream ended): accepted only when no
+    /// parameter its schema requires is missing, else `incomplete`.
+    private mutating func settleCutOff(end: Int, actions: inout [GrammarAction]) {
+        let missing = emitter.missingRequired(tool)
+        guard missing.isEmpty else {
+            let names = missing.map { JSONValue.string($0).jsonText }.joined(separator: ", ")
+            actions.append(.reject(.incomplete, detail: "the stream ended before the call's closing tags, without its required \(names)", end: end))
+            return
+        }
+        settle(end: end, actions: &actions)
+    }
+
     private mutating func settle(end: Int, actions: inout [GrammarAction]) {
         switch emitter.finishCall(actions: &actions) {
         case .success(let arguments):

@@ -127,6 +127,14 @@ struct TextArgumentEmitter: Sendable {
         return true
     }
 
+    /// The parameters `tool`'s schema marks `required` that this call has not given, in the
+    /// schema's order. A tagged call cut off before its closing tags is a call only when this
+    /// is empty: otherwise the stream ended before the parameters the tool cannot do without.
+    func missingRequired(_ tool: ToolDefinition?) -> [String] {
+        guard case .array(let required)? = tool?.parameters["required"] else { return [] }
+        return required.compactMap { $0.stringValue }.filter { !memberKeys.contains($0) && $0 != key }
+    }
+
     /// String bytes that the decoder already sent as a delta.
     mutating func takeForwarded(_ bytes: ArraySlice<UInt8>) {
         text.append(contentsOf: bytes)
