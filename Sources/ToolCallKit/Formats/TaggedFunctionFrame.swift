@@ -30,7 +30,8 @@ struct TaggedFunctionTags: Sendable {
         self.jsonCalls = jsonCalls
         value = TextValueScanner.Tags(
             close: parameter.1, follows: [parameter.0, function.1, wrapper.1], breaks: [parameter.0, function.1],
-            stripNewlines: true, nests: [wrapper, function])
+            stripNewlines: true,
+            nests: [(wrapper.0, wrapper.1, [function.0]), (function.0, function.1, [parameter.0, function.1])])
     }
 
     /// Start markers: the wrapper and a bare function block; the wrapper's close is stray.
