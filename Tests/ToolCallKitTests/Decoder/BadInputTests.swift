@@ -201,8 +201,8 @@ struct BadInputTests {
 @Suite("Truncated streams")
 struct TruncatedStreamTests {
     @Test("every prefix of each fixture", arguments: ToolCallFormat.allCases)
-    func prefixes(format: ToolCallFormat) {
-        for f in FormatFixture.all(format) where f.input.count <= 2048 {
+    func prefixes(format: ToolCallFormat) throws {
+        for f in try FormatFixture.all(format) where f.input.count <= 2048 {
             let verifier = ChunkingVerifier(format: f.format, tools: f.tools, options: f.options)
             for n in 0...f.input.count {
                 let prefix = Array(f.input[0..<n])
