@@ -1,4 +1,4 @@
-// toolcall-bench — throughput of the decoder per workload, format and chunk size (DESIGN.md §7).
+// toolcall-bench — throughput of the decoder per workload, format and chunk size (README.md, Benchmark).
 
 import Glibc
 import ToolCallKit

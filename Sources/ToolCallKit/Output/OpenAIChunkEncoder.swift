@@ -1,6 +1,6 @@
 // ToolCallKit — events as OpenAI `chat.completion.chunk` objects (`--output openai`).
 
-/// Turns the events of one stream into OpenAI streaming chunks (DESIGN.md §4).
+/// Turns the events of one stream into OpenAI streaming chunks (docs/cli.md, Output).
 ///
 /// The first chunk's delta carries `"role": "assistant"`; text goes in `content`, reasoning in
 /// `reasoning_content`; a call's first delta carries its `index`, `id`, `"type": "function"`,

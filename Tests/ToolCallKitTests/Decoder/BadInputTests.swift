@@ -40,7 +40,7 @@ enum WireCall {
     static func next(_ format: ToolCallFormat) -> String { call(format, "g", "k", string(format, "v")) }
 }
 
-/// The caps of DESIGN.md §6 in every format: a `too_large` rejection, bounded pieces, raw spans
+/// The caps of docs/events.md (Caps) in every format: a `too_large` rejection, bounded pieces, raw spans
 /// that rebuild the input, and a decoder that keeps working.
 @Suite("Caps and bad input in every format")
 struct BadInputTests {

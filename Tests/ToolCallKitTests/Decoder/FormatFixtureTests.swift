@@ -3,7 +3,7 @@ import Testing
 @testable import ToolCallKit
 
 /// The repository's `Fixtures/` folder, found from this file (a user's clone has it; tests
-/// never read `../shared`).
+/// read nothing outside the repository).
 enum FixturePaths {
     static let root: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent()
