@@ -54,7 +54,7 @@ struct DecodeCommand {
         var decoderOptions = ToolCallDecoder.Options(
             rawSpans: options.raw, idSeed: options.idSeed,
             reasoning: options.reasoning, reasoningOpen: options.reasoningOpen, validate: options.validate)
-        if let cap = options.maxCallBytes { decoderOptions.maxCallBytes = cap.value ?? Int.max }  // SHIM
+        if let cap = options.maxCallBytes { decoderOptions.maxCallBytes = cap }
         decoderOptions.wholeCalls = options.wholeCalls
         var decoder = ToolCallDecoder(format: format, tools: tools, options: decoderOptions)
         var writer = EventWriter(options: options)

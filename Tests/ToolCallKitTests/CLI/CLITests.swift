@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+import ToolCallKit
 
 /// Bytes collected on another thread.
 final class Collected: Sendable {
@@ -23,7 +24,14 @@ enum CLI {
         try run(args, bytes: Array(stdin.utf8))
     }
 
+    /// A child that exits before reading its input (a usage error) closes the pipe: writing to
+    /// it must be an error to ignore, not a SIGPIPE that ends the test process. A handler that
+    /// does nothing (not SIG_IGN, which children would inherit: exec resets a handler to the
+    /// default, so the shell pipelines of the tests below still end on SIGPIPE).
+    private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, { _ in }) }()
+
     static func run(_ args: [String], bytes: [UInt8]) throws -> Result {
+        _ = ignoreSIGPIPE
         let p = Process()
         p.executableURL = binary
         p.arguments = args
@@ -32,8 +40,8 @@ enum CLI {
         p.standardOutput = output
         p.standardError = error
         try p.run()
-        input.fileHandleForWriting.write(Data(bytes))
-        try input.fileHandleForWriting.close()
+        try? input.fileHandleForWriting.write(contentsOf: Data(bytes))
+        try? input.fileHandleForWriting.close()
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = error.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
@@ -157,7 +165,7 @@ struct CLITests {
     ]
 
     /// `Limit.largest`, the largest `--max-call-bytes`.
-    static let largestLimit = "281474976710656"  // SHIM
+    static let largestLimit = String(Limit.largest)
 
     @Test("runs the binary", arguments: cases)
     func row(_ c: CLICase) throws {

@@ -28,7 +28,7 @@ struct FixtureLoaderTests {
     func goodOptions() throws {
         let value = try JSONValue.parse(Array(#"{"max_depth": 3, "reasoning_open": true, "validate": true}"#.utf8))
         let o = try FormatFixture.options(value, in: "test")
-        #expect(o.maxDepth == 3)
+        #expect(o.maxDepth == (try Limit(3)))
         #expect(o.reasoning && o.reasoningOpen && o.validate)
         #expect(o.rawSpans && o.idSeed == 7)
     }

@@ -53,7 +53,7 @@ enum FixtureTable {
 /// One `Fixtures/formats/<format>/<name>.txt` with its `<name>.expected.json`.
 ///
 /// The expected file: `{"description", "tools"?, "options"?: {"max_call_bytes", "max_depth",
-/// "reasoning", "reasoning_open", "validate"}, "events": [...]}`.
+/// "reasoning", "reasoning_open", "validate", "whole_calls"}, "events": [...]}`.
 /// `events` lists the normalized events (adjacent text merged; `tool_call_start`, deltas and
 /// `markup` left out, since the verifier checks them) with the fields to compare:
 /// `{"type": "text", "text"}`, `{"type": "reasoning", "text"}`,
@@ -74,7 +74,7 @@ struct FormatFixture: CustomTestStringConvertible, Sendable {
     var testDescription: String { "\(format.rawValue)/\(name)" }
 
     static let fileKeys: Set<String> = ["description", "tools", "options", "events"]
-    static let optionKeys: Set<String> = ["max_call_bytes", "max_depth", "reasoning", "reasoning_open", "validate"]
+    static let optionKeys: Set<String> = ["max_call_bytes", "max_depth", "reasoning", "reasoning_open", "validate", "whole_calls"]
 
     /// Every fixture of a format; throws for a file that cannot be read or parsed, an input
     /// without its expected file (or the reverse), or an expected file that breaks the shape.
@@ -123,8 +123,17 @@ struct FormatFixture: CustomTestStringConvertible, Sendable {
             }
             return n
         }
-        if let n = try number("max_call_bytes") { o.maxCallBytes = n }
-        if let n = try number("max_depth") { o.maxDepth = n }
+        func limit(_ key: String) throws -> Limit? {
+            guard let n = try number(key) else { return nil }
+            do {
+                return try Limit(n)
+            } catch {
+                throw FixtureError("\(what): options.\(key): \(error)")
+            }
+        }
+        if let n = try limit("max_call_bytes") { o.maxCallBytes = n }
+        if let n = try limit("max_depth") { o.maxDepth = n }
+        if try flag("whole_calls") { o.wholeCalls = true }
         if try flag("reasoning") { o.reasoning = true }
         if try flag("reasoning_open") {
             o.reasoning = true
