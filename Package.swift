@@ -39,6 +39,14 @@ let package = Package(
             path: "Benchmarks/ToolCallBench",
             swiftSettings: strict
         ),
+        // Every Swift snippet of README.md and docs/ is a file here, so the build compiles it
+        // (ReadmeSnippetTests checks that each snippet matches its file byte for byte).
+        .executableTarget(
+            name: "readme-snippets",
+            dependencies: ["ToolCallKit"],
+            path: "Examples/ReadmeSnippets",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "stream-weather",
             dependencies: ["ToolCallKit"],
