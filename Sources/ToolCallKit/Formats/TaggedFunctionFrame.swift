@@ -70,8 +70,10 @@ struct TaggedFunctionParser: Sendable {
         /// After the parameter opener: the key up to `>`.
         case key
         case value(TextValueScanner)
-        /// A JSON call object inside the wrapper (``TaggedFunctionTags/jsonCalls``).
-        case json(CallObjectReader)
+        /// A JSON call object inside the wrapper (``TaggedFunctionTags/jsonCalls``), read by
+        /// `jsonReader`. (Kept out of the enum: a reader with heap state in an enum payload is
+        /// copied on every step, which made long objects quadratic.)
+        case json
         /// Skipping to the frame's end; the frame is `malformed`.
         case junk(String)
     }
@@ -86,6 +88,7 @@ struct TaggedFunctionParser: Sendable {
     private var callsInFrame = 0
     private var tool: ToolDefinition?
     private var emitter = TextArgumentEmitter()
+    private var jsonReader = CallObjectReader(at: 0, streaming: true, maxDepth: 0)
 
     init(tags: TaggedFunctionTags) { self.tags = tags }
 
@@ -119,17 +122,17 @@ struct TaggedFunctionParser: Sendable {
                     return .needMore
                 case .none:
                     if tags.jsonCalls && w[pos] == UInt8(ascii: "{") {
-                        state = .json(CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth))
+                        jsonReader = CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth)
+                        state = .json
                     } else {
                         state = .junk("expected a function block")
                     }
                 }
-            case .json(var reader):
-                let result = reader.advance(w, actions: &actions)
-                pos = reader.pos
+            case .json:
+                let result = jsonReader.advance(w, actions: &actions)
+                pos = jsonReader.pos
                 switch result {
                 case .needMore:
-                    state = .json(reader)
                     return .needMore
                 case .tooDeep(let at):
                     actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
@@ -146,8 +149,8 @@ struct TaggedFunctionParser: Sendable {
                         state = .junk("the call object has no name or no argument object")
                         continue
                     }
-                    if !reader.started {
-                        reader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
+                    if !jsonReader.started {
+                        jsonReader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
                     }
                     actions.append(.accept(arguments: arguments, end: end))
                     callsInFrame += 1
@@ -228,8 +231,8 @@ struct TaggedFunctionParser: Sendable {
         case .value(let scanner):
             guard scanner.isCaughtUp(at: end), emitter.streamsString else { return nil }
             return tags.value.passThrough
-        case .json(let reader):
-            return reader.passThrough(at: end)
+        case .json:
+            return jsonReader.passThrough(at: end)
         default:
             return nil
         }
@@ -240,10 +243,9 @@ struct TaggedFunctionParser: Sendable {
         case .value(var scanner):
             scanner.takeForwarded(count, w, emitter: &emitter)
             state = .value(scanner)
-        case .json(var reader):
-            reader.takePassThrough(count, w)
-            pos = reader.pos
-            state = .json(reader)
+        case .json:
+            jsonReader.takePassThrough(count, w)
+            pos = jsonReader.pos
         default:
             preconditionFailure("takePassThrough outside a run")
         }

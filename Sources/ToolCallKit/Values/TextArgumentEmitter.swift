@@ -29,6 +29,9 @@ struct TextArgumentEmitter: Sendable {
     }
 
     private var members: [(key: String, value: JSONValue)] = []
+    /// The keys of `members`, for a constant-time "already given?" (a call with many
+    /// parameters would otherwise cost the square of their number).
+    private var memberKeys: Set<String> = []
     private var errors: [String] = []
     private var began = 0
     /// After a type mismatch the call will be rejected: no more deltas.
@@ -117,7 +120,7 @@ struct TextArgumentEmitter: Sendable {
     /// Whether a parameter `key` may begin after the current value: not the current key and not
     /// one already set; and, with `declaredOnly`, declared when `tool` declares its parameters.
     func admitsNextKey(_ key: String, tool: ToolDefinition?, declaredOnly: Bool) -> Bool {
-        guard key != self.key, !members.contains(where: { $0.key == key }) else { return false }
+        guard key != self.key, !memberKeys.contains(key) else { return false }
         if declaredOnly, case .object(let props)? = tool?.parameters["properties"] {
             return props.contains { $0.key == key }
         }
@@ -164,6 +167,7 @@ struct TextArgumentEmitter: Sendable {
             }
         }
         members.append((key: key, value: value))
+        memberKeys.insert(key)
         buffer.removeAll(keepingCapacity: true)
         text.removeAll(keepingCapacity: true)
     }
