@@ -93,7 +93,8 @@ struct EventWriter {
         if options.output == "openai" {
             let model = options.model.map { ModelName.of(folder: $0) } ?? "toolcall"
             openAI = OpenAIChunkEncoder(
-                id: OpenAIChunkEncoder.makeID(seed: options.idSeed), created: Int(time(nil)), model: model)
+                id: OpenAIChunkEncoder.makeID(seed: options.idSeed), created: Int(time(nil)), model: model,
+                wholeCalls: options.wholeCalls)
         }
     }
 

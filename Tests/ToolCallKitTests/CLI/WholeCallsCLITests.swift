@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ToolCallKit
 
 /// `--whole-calls`: a call comes out only once it is accepted; a rejected one never starts.
 @Suite("toolcall decode --whole-calls")
@@ -49,6 +50,7 @@ struct WholeCallsCLITests {
         let r = try CLI.run(args, stdin: Self.input)
         #expect(r.status == 0)
         var indexes: Set<Int> = []
+        var callChunks = 0
         var arguments: [Int: String] = [:]
         var rejectedList: [Any]?
         for line in r.stdout.split(separator: "\n") {
@@ -57,7 +59,14 @@ struct WholeCallsCLITests {
             let choices = try #require(chunk["choices"] as? [[String: Any]])
             let delta = try #require(choices.first?["delta"] as? [String: Any])
             for call in delta["tool_calls"] as? [[String: Any]] ?? [] {
+                callChunks += 1
                 let index = try #require(call["index"] as? Int)
+                if whole {
+                    // The whole call in one chunk: id, type, name and all the arguments.
+                    #expect(call["id"] as? String == "call_zXypXgXhWmbuoCGLzxQiqkDE")
+                    #expect(call["type"] as? String == "function")
+                    #expect((call["function"] as? [String: Any])?["name"] as? String == "f")
+                }
                 indexes.insert(index)
                 arguments[index, default: ""] += (call["function"] as? [String: Any])?["arguments"] as? String ?? ""
             }
@@ -66,6 +75,7 @@ struct WholeCallsCLITests {
         #expect(r.stderr.contains("\"reason\":\"malformed\""))
         if whole {
             #expect(indexes == [0])
+            #expect(callChunks == 1, "one chunk per call")
             #expect(rejectedList == nil)
         } else {
             #expect(indexes == [0, 1], "the started call streams before it is rejected")
@@ -82,4 +92,27 @@ struct WholeCallsCLITests {
 struct JSONValueLine {
     let object: [String: Any]
     var type: String { object["type"] as? String ?? "" }
+}
+
+@Suite("OpenAI chunks with whole calls")
+struct WholeCallsEncoderTests {
+    @Test("a start waits for its delta; a start without one still shows the call; a held start that is rejected shows nothing")
+    func encoder() throws {
+        var e = OpenAIChunkEncoder(id: "chatcmpl-x", created: 0, model: "m", wholeCalls: true)
+        #expect(e.encode(.toolCallStart(index: 0, id: "a", name: "f")).chunks.isEmpty)
+        let one = e.encode(.toolCallDelta(index: 0, arguments: "{\"k\": 1}")).chunks
+        #expect(one.count == 1)
+        #expect(one.first?.contains(#""tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"f","arguments":"{\"k\": 1}"}}]"#) == true, "\(one)")
+        #expect(e.encode(.toolCall(ToolCall(index: 0, id: "a", name: "f", arguments: .object([("k", .number("1"))])))).chunks.isEmpty)
+
+        _ = e.encode(.toolCallStart(index: 1, id: "b", name: "g"))
+        let late = e.encode(.toolCall(ToolCall(index: 1, id: "b", name: "g", arguments: .object([])))).chunks
+        #expect(late.count == 1 && late.first?.contains(#""name":"g","arguments":"{}""#) == true, "\(late)")
+
+        _ = e.encode(.toolCallStart(index: 2, id: "c", name: "h"))
+        let r = e.encode(.rejected(RejectedToolCall(reason: .invalidArguments, format: .json, raw: [], detail: "x", index: 2, id: "c", name: "h")))
+        #expect(r.chunks.isEmpty && r.diagnostics.count == 1)
+        let end = e.encode(.end(toolCalls: 2, rejected: 1, bytes: 0)).chunks
+        #expect(end.count == 1 && end.first?.contains("x_toolcall_rejected") == false, "\(end)")
+    }
 }
