@@ -112,7 +112,7 @@ struct DocsTests {
     func noOutsideReferences() throws {
         // Spelt in pieces so that this file does not match itself.
         let needles = ["DESIGN" + ".md", "BUILD" + "-NOTES", "../" + "shared", "shared" + "/conformance", "shared" + "/tokens"]
-        let roots = ["Sources", "Tests", "Examples", "Benchmarks", "Fuzz", "docs", ".ci", "Fixtures/cli", "Fixtures/peers",
+        let roots = ["Sources", "Tests", "Examples", "Benchmarks", "Fuzz", "docs", ".ci", "python", "Fixtures/cli", "Fixtures/peers",
                      "Fixtures/tokenizers", "Fixtures/models", "Fixtures/demo"]
         var files = ["README.md", "Makefile", "Package.swift", "Fixtures/conformance-disagreements.md"]
         for root in roots {
