@@ -30,7 +30,8 @@ struct TaggedFunctionTags: Sendable {
         self.jsonCalls = jsonCalls
         value = TextValueScanner.Tags(
             close: parameter.1, follows: [parameter.0, function.1, wrapper.1], breaks: [parameter.0, function.1],
-            stripNewlines: true, nests: [wrapper, function])
+            stripNewlines: true,
+            nests: [(wrapper.0, wrapper.1, [function.0]), (function.0, function.1, [parameter.0, function.1])])
     }
 
     /// Start markers: the wrapper and a bare function block; the wrapper's close is stray.
@@ -269,7 +270,7 @@ struct TaggedFunctionParser: Sendable {
             if emitter.hasValues && TagMatch.at(w, pos, [tags.parameterOpen], isFinal: true) == .none
                 && !endsInsideOpener(w)
             {
-                settle(end: w.end, actions: &actions)
+                settleCutOff(end: w.end, actions: &actions)
             } else {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
             }
@@ -277,7 +278,7 @@ struct TaggedFunctionParser: Sendable {
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
         case .value(var scanner):
             if scanner.finish(w, tags: tags.value, emitter: &emitter, actions: &actions, judge: judge) {
-                settle(end: w.end, actions: &actions)
+                settleCutOff(end: w.end, actions: &actions)
             } else {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside a value", end: w.end))
             }
@@ -294,6 +295,18 @@ struct TaggedFunctionParser: Sendable {
     }
 
     /// Ends the current call at `end`: accepted, or rejected when a value did not fit its type.
+    /// Ends a call whose closing tags never came (the stream ended): accepted only when no
+    /// parameter its schema requires is missing, else `incomplete`.
+    private mutating func settleCutOff(end: Int, actions: inout [GrammarAction]) {
+        let missing = emitter.missingRequired(tool)
+        guard missing.isEmpty else {
+            let names = missing.map { JSONValue.string($0).jsonText }.joined(separator: ", ")
+            actions.append(.reject(.incomplete, detail: "the stream ended before the call's closing tags, without its required \(names)", end: end))
+            return
+        }
+        settle(end: end, actions: &actions)
+    }
+
     private mutating func settle(end: Int, actions: inout [GrammarAction]) {
         switch emitter.finishCall(actions: &actions) {
         case .success(let arguments):
