@@ -75,24 +75,12 @@ enum TokenizerFixtures {
     }
 }
 
-/// Any JSON value, kept as its text so that it can be read with `JSONValue.parse`.
+/// Any JSON value of a sample file, read through `JSONValue`'s own `Decodable` conformance.
 struct AnyJSON: Decodable, Sendable {
     let value: JSONValue
 
     init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        value = try AnyJSON.read(c)
-    }
-
-    private static func read(_ c: any SingleValueDecodingContainer) throws -> JSONValue {
-        if c.decodeNil() { return .null }
-        if let b = try? c.decode(Bool.self) { return .bool(b) }
-        if let i = try? c.decode(Int.self) { return .number(String(i)) }
-        if let d = try? c.decode(Double.self) { return .number(String(d)) }
-        if let s = try? c.decode(String.self) { return .string(s) }
-        if let a = try? c.decode([AnyJSON].self) { return .array(a.map(\.value)) }
-        let o = try c.decode([String: AnyJSON].self)
-        return .object(o.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value.value) })
+        value = try JSONValue(from: decoder)
     }
 }
 
