@@ -7,13 +7,15 @@ import ToolCallKit
 struct DecodeCommand {
     let options: DecodeOptions
 
-    /// The format named by `--format`, or inferred from `--model DIR`.
-    func resolveFormat() throws(ExitError) -> ToolCallFormat {
+    /// The format named by `--format`, or inferred from `--model DIR`; with a note for stderr
+    /// when the inferred format is only a family default (written once everything else has
+    /// loaded, so that an error stays the one line on stderr).
+    func resolveFormat() throws(ExitError) -> (format: ToolCallFormat, note: String?) {
         if let name = options.format {
             guard let format = ToolCallFormat(name: name) else {
                 throw .usage(FormatNames.unknown(name))
             }
-            return format
+            return (format, nil)
         }
         let dir = options.model ?? ""
         let inferred: FormatInference
@@ -25,14 +27,14 @@ struct DecodeCommand {
         guard let format = inferred.format else {
             throw .usage("--model \(dir): no tool-call format found; evidence: " + inferred.evidence.joined(separator: "; "))
         }
-        if let weak = FormatNames.weakEvidence(inferred) {
-            Messages.note("--model \(dir): decoding as \(format.rawValue), \(weak); pass --format NAME to choose")
+        let note = FormatNames.weakEvidence(inferred).map {
+            "--model \(dir): decoding as \(format.rawValue), \($0); pass --format NAME to choose"
         }
-        return format
+        return (format, note)
     }
 
     func run() throws(ExitError) {
-        let format = try resolveFormat()
+        let (format, note) = try resolveFormat()
         guard format.isImplemented else {
             throw .usage("format '\(format.rawValue)' is planned but not implemented in this build")
         }
@@ -58,9 +60,10 @@ struct DecodeCommand {
         decoderOptions.wholeCalls = options.wholeCalls
         var decoder = ToolCallDecoder(format: format, tools: tools, options: decoderOptions)
         var writer = EventWriter(options: options)
+        let tokenizer = options.input == "tokens" ? try loadTokenizer() : nil
+        if let note { Messages.note(note) }
 
-        if options.input == "tokens" {
-            let tokenizer = try loadTokenizer()
+        if let tokenizer {
             var tokens = TokenStreamDecoder(tokenizer: tokenizer, decoder: decoder, skipSpecial: options.skipSpecial)
             try TokenInput(chunkBytes: options.chunkBytes).run(&tokens, writer: &writer)
             return

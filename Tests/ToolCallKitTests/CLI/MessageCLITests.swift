@@ -22,6 +22,15 @@ struct MessageCLITests {
         #expect(r.stdout.contains("\"type\":\"end\""))
     }
 
+    @Test("an error after a default format is still the one line on stderr (the note waits for the run)")
+    func noteWaitsForErrors() throws {
+        let dir = Self.models.appendingPathComponent("Qwen3-30B-A3B").path
+        let r = try CLI.run(["decode", "--model", dir, "--input", "tokens"], stdin: "1 2")
+        #expect(r.status == 1)
+        #expect(r.stderr.split(separator: "\n").count == 1, "stderr: \(r.stderr)")
+        #expect(r.stderr.hasPrefix("toolcall: --model \(dir)/tokenizer.json: "))
+    }
+
     @Test("decode --model is silent when the folder states its format", arguments: [
         "Qwen3-0.6B", "Qwen3-Coder-vllm-example", "GLM-4.5", "own-declared-vs-template",
     ])
