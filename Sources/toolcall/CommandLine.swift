@@ -47,7 +47,9 @@ enum Limits {
 /// Reads `decode`'s flags; every problem is a usage error naming the flag.
 struct ArgumentReader {
     private var args: ArraySlice<String>
-    /// The options seen so far: each may be given once.
+    /// The options that take a value, seen so far: each may be given once (a second value
+    /// would silently replace the first). A repeated flag (`--raw --raw`) means the same as
+    /// one, so scripts that add a flag they may already have are fine.
     private var seen: Set<String> = []
 
     init(_ args: ArraySlice<String>) { self.args = args }
@@ -58,6 +60,9 @@ struct ArgumentReader {
     }
 
     private mutating func value(for flag: String) throws(ExitError) -> String {
+        guard seen.insert(flag).inserted else {
+            throw .usage("\(flag) is given more than once")
+        }
         guard let v = args.popFirst(), !v.hasPrefix("--") || v == "-" else {
             throw .usage("\(flag) needs a value")
         }
@@ -92,9 +97,6 @@ struct ArgumentReader {
                 args.insert(String(arg[arg.index(after: eq)...]), at: args.startIndex)
                 args.insert(String(arg[..<eq]), at: args.startIndex)
                 continue
-            }
-            guard seen.insert(arg).inserted else {
-                throw .usage("\(arg) is given more than once")
             }
             switch arg {
             case "--format": o.format = try value(for: arg)
