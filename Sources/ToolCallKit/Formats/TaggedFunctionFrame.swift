@@ -261,11 +261,9 @@ struct TaggedFunctionParser: Sendable {
                 actions.append(.markup(end: w.end))
             }
         case .name:
-            if !wrapped {
-                actions.append(.text(end: w.end))
-            } else {
-                actions.append(.reject(.incomplete, detail: "the stream ended inside the function name", end: w.end))
-            }
+            // As in every format: a start marker whose name the stream cut off is a call cut off,
+            // not text (a bare opener followed by what cannot be a name is text, above).
+            actions.append(.reject(.incomplete, detail: "the stream ended inside the function name", end: w.end))
         case .params:
             if emitter.hasValues && TagMatch.at(w, pos, [tags.parameterOpen], isFinal: true) == .none
                 && !endsInsideOpener(w)
