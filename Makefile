@@ -8,7 +8,7 @@ BIN := .build/release/toolcall
 # conformance/run.py and tokens/tokens.py.
 SCORERS ?=
 
-.PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz fuzz-build clean
+.PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz fuzz-large fuzz-build clean
 
 all: build
 
@@ -84,6 +84,18 @@ fuzz: fuzz-build
 	SWIFT_BACKTRACE=enable=no $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -max_len=8192 -timeout=20 -dict=Fuzz/toolcall.dict -print_final_stats=1 \
 	  -artifact_prefix=fuzz-corpus/artifacts/ $(FUZZ_FLAGS) fuzz-corpus/found fuzz-corpus/seeds
+
+# The same fuzzer from large seeds (Fuzz/large-seeds.py: escape-heavy arguments, thousands of
+# parameters, near-miss floods, lists of small values, quoted markers, deep nesting; 8-200 KB)
+# with a large -max_len, so it reaches the shapes that were once super-linear or unbounded.
+# New inputs accumulate in fuzz-corpus/found-large.
+FUZZ_LARGE_MAX_LEN ?= 262144
+fuzz-large: fuzz-build
+	@rm -rf fuzz-corpus/large-seeds && python3 Fuzz/large-seeds.py fuzz-corpus/large-seeds
+	@mkdir -p fuzz-corpus/found-large fuzz-corpus/artifacts
+	SWIFT_BACKTRACE=enable=no $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 \
+	  -max_len=$(FUZZ_LARGE_MAX_LEN) -timeout=60 -dict=Fuzz/toolcall.dict -print_final_stats=1 \
+	  -artifact_prefix=fuzz-corpus/artifacts/ $(FUZZ_FLAGS) fuzz-corpus/found-large fuzz-corpus/large-seeds
 
 clean:
 	rm -rf .build

@@ -372,6 +372,10 @@ public struct ToolCallDecoder: Sendable {
         events.append(.end(toolCalls: accepted, rejected: rejectedCount, bytes: window.received))
     }
 
+    /// Bytes of input storage the decoder holds right now (its window's capacity): for tests
+    /// that a finished large call leaves nothing large behind.
+    package var retainedInputBytes: Int { window.storage.capacity }
+
     /// The texts of the format's markers (start markers and stray end markers), for layers
     /// that need to know them: the token layer keeps special tokens with these texts.
     package var markerTexts: [String] {
