@@ -3,7 +3,10 @@ SWIFT ?= swift
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/release/toolcall
-SHARED ?= ../shared
+# The external conformance and token-id scorers (a developer's own checkout; a clone does not
+# need them: `make test` covers the contracts): `make conformance SCORERS=DIR`, where DIR holds
+# conformance/run.py and tokens/tokens.py.
+SCORERS ?=
 
 .PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz fuzz-large fuzz-build clean
 
@@ -31,13 +34,15 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# The shared conformance vectors (needs ../shared, which a user's clone lacks).
+# The conformance scorer on the release binary (needs SCORERS=DIR, see above).
 conformance: release
-	python3 $(SHARED)/conformance/run.py --bin $(BIN) --no-reasoning
+	@test -n "$(SCORERS)" || { echo "make conformance needs SCORERS=DIR (a folder with conformance/run.py)"; exit 2; }
+	python3 $(SCORERS)/conformance/run.py --bin $(BIN) --no-reasoning
 
-# The shared token-id acceptance run, with speed (needs ../shared and Python).
+# The token-id acceptance run, with speed (needs SCORERS=DIR and Python).
 tokens: release
-	python3 $(SHARED)/tokens/tokens.py --bin $(BIN) -v --speed
+	@test -n "$(SCORERS)" || { echo "make tokens needs SCORERS=DIR (a folder with tokens/tokens.py)"; exit 2; }
+	python3 $(SCORERS)/tokens/tokens.py --bin $(BIN) -v --speed
 
 # Throughput table for every workload, format and chunk size (wall time: varies by machine).
 bench: release
@@ -53,7 +58,8 @@ bench-check: release
 bench-record: release
 	python3 Benchmarks/bench_check.py --record
 
-# libFuzzer (BUILD-NOTES.md §c): every format, the decoder's invariants checked in the fuzz body.
+# libFuzzer: every format, the decoder's invariants checked in the fuzz body. The fuzz target has
+# no `main` (libFuzzer supplies it), so it is built alone, with `--product`.
 # Built in its own scratch folder so the sanitized build does not displace the release build.
 # `--sanitize fuzzer --sanitize address` gave a build without coverage instrumentation here
 # (SwiftPM passes two `-sanitize=` flags; the objects had ASan but no coverage); `-Xswiftc

@@ -16,7 +16,7 @@ import ToolCallKit
 /// - bytes 2–3: the split point of the second run (big endian, modulo the payload's length + 1).
 ///
 /// Shorter inputs are padded with zeros. Every input is decoded three times — whole, split in
-/// two, and in small chunks — and each run must keep DESIGN.md §3's contracts; the runs must be
+/// two, and in small chunks — and each run must keep the contracts of docs/events.md; the runs must be
 /// equivalent.
 struct FuzzCase {
     var format: ToolCallFormat
@@ -57,7 +57,7 @@ struct FuzzCase {
             """
 }
 
-/// A normalized event: what must agree across chunkings (DESIGN.md §3, "equivalent").
+/// A normalized event: what must agree across chunkings (docs/events.md, "Chunking never matters").
 enum Normalized: Equatable, CustomStringConvertible {
     case text([UInt8])
     case reasoning([UInt8])

@@ -2,7 +2,7 @@ import Testing
 @testable import ToolCallKit
 
 /// Feeds one input to fresh decoders in every chunking that matters and checks that the
-/// results agree and keep the contracts of DESIGN.md §3.
+/// results agree and keep the contracts of docs/events.md.
 ///
 /// Chunkings: whole, one byte at a time, and split in two at every offset. For each run it
 /// checks that raw spans rebuild the input, that every started call ends exactly once with its
