@@ -112,10 +112,10 @@ func run(_ c: FuzzCase, cuts: [Int]) -> [Normalized] {
         switch e {
         case .text(let t):
             check(cutsCleanly(c.payload, at: raw.count), "text ends inside a UTF-8 sequence")
-            if case .text(let prev)? = out.last { out[out.count - 1] = .text(prev + t.utf8) } else { out.append(.text(t.utf8)) }
+            if case .text(var prev)? = out.last { out.removeLast(); prev += t.utf8; out.append(.text(prev)) } else { out.append(.text(t.utf8)) }
         case .reasoning(let t, let r):
             check(r != nil, "reasoning without raw bytes")
-            if case .reasoning(let prev)? = out.last { out[out.count - 1] = .reasoning(prev + t.utf8) } else { out.append(.reasoning(t.utf8)) }
+            if case .reasoning(var prev)? = out.last { out.removeLast(); prev += t.utf8; out.append(.reasoning(prev)) } else { out.append(.reasoning(t.utf8)) }
         case .toolCallStart(let index, let id, let name):
             check(index == nextIndex, "start index \(index), expected \(nextIndex)")
             if let tools = c.tools { check(tools.declares(name), "an undeclared name was started") }
@@ -153,7 +153,7 @@ func run(_ c: FuzzCase, cuts: [Int]) -> [Normalized] {
             if r.reason == .undeclaredTool { check(r.index == nil, "an undeclared tool was started") }
             out.append(.rejected(reason: r.reason.rawValue, index: r.index, id: r.id, name: r.name, deltas: deltas, raw: r.raw))
         case .markup(let r):
-            if case .markup(let prev)? = out.last { out[out.count - 1] = .markup(prev + r) } else { out.append(.markup(r)) }
+            if case .markup(var prev)? = out.last { out.removeLast(); prev += r; out.append(.markup(prev)) } else { out.append(.markup(r)) }
         case .end(let calls, let rejectedCount, let bytes):
             ended = true
             check(calls == accepted && rejectedCount == rejected && bytes == c.payload.count, "end counts")
