@@ -45,7 +45,7 @@ struct DecodeCommand {
             } catch {
                 throw .file("--tools \(path): \(error.message)")
             }
-            for warning in tools?.validationWarnings ?? [] {
+            for warning in (tools?.warnings ?? []) + (tools?.validationWarnings ?? []) {
                 StandardStreams.writeError("toolcall: warning: --tools \(path): \(warning)\n")
             }
         }

@@ -40,7 +40,11 @@ extension ToolCallFormat {
     /// `chat_template`, a string or a list of named templates) matched against PCRE2 signatures,
     /// most specific first; added and special tokens; `config.json` and
     /// `generation_config.json`. The strongest signal wins and a disagreeing weaker one is named
-    /// as a conflict. A missing, unreadable or invalid file is noted and ignored.
+    /// as a conflict. A missing, unreadable or invalid file is noted and ignored, and so is
+    /// one that is not a regular file (a FIFO, a device) or is larger than the size read for
+    /// it: 1 MiB for `config.json`, `generation_config.json`, `special_tokens_map.json` and
+    /// `chat_template.json`, 512 KiB for `chat_template.jinja`, 8 MiB for
+    /// `tokenizer_config.json`, 64 MiB for `tokenizer.json`.
     ///
     /// - Parameter modelDirectory: the folder's path.
     /// - Returns: the format (or nil) with its evidence.
@@ -76,20 +80,43 @@ struct ModelFolderSignals {
 
     init(path: String) { self.path = path }
 
-    /// Reads `name` as JSON; notes a missing, unreadable or invalid file.
-    mutating func json(_ name: String) -> JSONValue? {
+    /// The most bytes read of each file `infer` looks at; a larger file (or one that is not
+    /// a regular file) is skipped, and the evidence says so.
+    ///
+    /// Configs are a few KB; `tokenizer_config.json` may embed chat templates and thousands
+    /// of added tokens; chat templates are tens of KB; `tokenizer.json` holds the whole
+    /// vocabulary (Gemma's is about 33 MB).
+    static let sizeLimits: [String: Int] = [
+        "config.json": 1 << 20,
+        "generation_config.json": 1 << 20,
+        "special_tokens_map.json": 1 << 20,
+        "chat_template.jinja": 512 << 10,
+        "chat_template.json": 1 << 20,
+        "tokenizer_config.json": 8 << 20,
+        "tokenizer.json": 64 << 20,
+    ]
+
+    /// The limit for a file not listed in ``sizeLimits``.
+    static let defaultSizeLimit = 1 << 20
+
+    /// The bytes of `name`; notes a missing, unreadable, oversized or non-regular file.
+    private mutating func bytes(_ name: String) -> [UInt8]? {
         let file = path.hasSuffix("/") ? path + name : path + "/" + name
-        let bytes: [UInt8]
         do {
-            bytes = try FileBytes.read(file)
+            return try FileBytes.read(file, limit: Self.sizeLimits[name] ?? Self.defaultSizeLimit)
         } catch {
             if error.missing {
                 missing.append(name)
             } else {
-                evidence.append("\(name): unreadable (\(error.reason)), ignored")
+                evidence.append("\(name): skipped (\(error.reason))")
             }
             return nil
         }
+    }
+
+    /// Reads `name` as JSON; notes a missing, unreadable or invalid file.
+    mutating func json(_ name: String) -> JSONValue? {
+        guard let bytes = bytes(name) else { return nil }
         do {
             return try JSONValue.parse(bytes)
         } catch {
@@ -100,17 +127,7 @@ struct ModelFolderSignals {
 
     /// Reads `name` as text; notes a missing or unreadable file.
     mutating func text(_ name: String) -> String? {
-        let file = path.hasSuffix("/") ? path + name : path + "/" + name
-        do {
-            return String(decoding: try FileBytes.read(file), as: UTF8.self)
-        } catch {
-            if error.missing {
-                missing.append(name)
-            } else {
-                evidence.append("\(name): unreadable (\(error.reason)), ignored")
-            }
-            return nil
-        }
+        bytes(name).map { String(decoding: $0, as: UTF8.self) }
     }
 
     mutating func resolve() -> FormatInference {
