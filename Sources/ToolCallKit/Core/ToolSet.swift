@@ -51,12 +51,9 @@ final class ArgumentTyping: Sendable {
     init(_ parameters: JSONValue) {
         do throws(SchemaValidator.SchemaError) {
             let compiled = try SchemaValidator(schema: parameters, compilingPatterns: false)
-            var map: [String: JSONValue] = [:]
-            for key in compiled.topLevelPropertyNames() where map[key] == nil {
-                let types = compiled.argumentTypes(key)
-                if !types.isEmpty { map[key] = .object([(key: "type", value: .array(types.map { .string($0) }))]) }
+            byKey = compiled.allArgumentTypes().mapValues { types in
+                .object([(key: "type", value: .array(types.map { .string($0) }))])
             }
-            byKey = map
             fallback = nil
         } catch {
             byKey = [:]

@@ -17,6 +17,10 @@
 /// Every piece is converted once, when the file is loaded, into the bytes it contributes; the
 /// result is one flat byte array indexed by id, so decoding a token is a table look-up (see
 /// ``Detokenizer``). The type is an immutable `Sendable` value; copies share the tables.
+///
+/// Because the tables are indexed by id, an id is accepted only up to 2^24 - 1 and only while
+/// the id range stays within twice the tokens the file defines plus 65,536: a file cannot make
+/// the loader allocate by naming one huge id (the error names the token instead).
 public struct Tokenizer: Sendable {
     /// One entry of the file's `added_tokens`.
     public struct AddedToken: Sendable, Hashable {
@@ -92,8 +96,9 @@ public struct Tokenizer: Sendable {
     /// - Parameters:
     ///   - json: the file's bytes.
     ///   - source: a name for messages, normally the path.
-    /// - Throws: ``TokenizerError`` when the file is not valid JSON, lacks a vocabulary, or uses
-    ///   a model or decoder that is not supported.
+    /// - Throws: ``TokenizerError`` when the file is not valid JSON, lacks a vocabulary, uses
+    ///   a model or decoder that is not supported, or gives a token an id beyond the bound
+    ///   above (the message names the token).
     public init(json: some Collection<UInt8>, source: String) throws(TokenizerError) {
         self.source = source
         let root: JSONValue

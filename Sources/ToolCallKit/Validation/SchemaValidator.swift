@@ -25,6 +25,15 @@
 /// matter). A value of the wrong `type` gets one violation and its other keywords are not
 /// checked (they would only repeat the same fault).
 ///
+/// Its cost follows the sizes of the schema and of the value, never their product or an
+/// exponential of them: a schema is compiled without recursion (a `$ref` chain thousands of
+/// links long costs heap, not stack) and one whose checks would nest more than 64
+/// `$ref`/combinator steps on one value is refused; within one call each sub-schema is
+/// checked at most once per value; messages quote at most 200 bytes of an `enum` or `const`;
+/// and a ``Budget`` bounds the violations listed, the schema checks made and the `pattern`
+/// matches that may give up at their limit. A call that exhausts a budget gets a violation
+/// saying so, never a silent pass.
+///
 /// It does not fetch remote `$ref`s, does not check `format`, and does not coerce types
 /// (``SchemaTyping`` types text-valued arguments before they get here).
 ///
@@ -108,23 +117,25 @@ public struct SchemaValidator: Sendable {
     public struct Budget: Sendable, Equatable {
         /// The most violations a call lists; further ones are counted (``Report/omitted``).
         public var maxViolations: Int
-        /// Schema checks (one sub-schema against one value) a call may make at the start...
+        /// Schema checks (one sub-schema against one value) any call may make...
         public var baseSteps: Int
-        /// ...and the checks each value of the call adds to that allowance.
+        /// ...plus this many for each value in the call (the arguments object, its members,
+        /// their items, and so on).
         public var stepsPerValue: Int
-        /// How many `pattern` matches of one call may give up at their match limit; once
-        /// they have, the call's remaining `pattern` checks are not run and it is rejected.
+        /// How many `pattern` matches of one call may give up at their match limit (each
+        /// having spent the whole limit); at the last of them the call stops, the rest of it
+        /// unchecked, and it is rejected saying so. At least 1.
         public var patternLimitHits: Int
 
-        /// The defaults: 100 violations listed; 100,000 checks plus 16 per value; 10 pattern
+        /// The defaults: 100 violations listed; 1,000,000 checks plus 16 per value; 10 pattern
         /// matches that give up (each having spent its whole match limit).
         public init(
-            maxViolations: Int = 100, baseSteps: Int = 100_000, stepsPerValue: Int = 16, patternLimitHits: Int = 10
+            maxViolations: Int = 100, baseSteps: Int = 1_000_000, stepsPerValue: Int = 16, patternLimitHits: Int = 10
         ) {
             self.maxViolations = max(1, maxViolations)
             self.baseSteps = max(0, baseSteps)
             self.stepsPerValue = max(1, stepsPerValue)
-            self.patternLimitHits = max(0, patternLimitHits)
+            self.patternLimitHits = max(1, patternLimitHits)
         }
     }
 
@@ -210,16 +221,35 @@ public struct SchemaValidator: Sendable {
     /// - Returns: the first violations (in ``validate(_:)``'s order) and how many more there are.
     public func check(_ value: JSONValue) -> Report {
         var run = ValidationRun(cap: budget.maxViolations)
-        run.shared.allowance = budget.baseSteps
+        // Each value of the call brings its own allowance, so a large call is not cut short
+        // for its size; the allowance is fixed before checking starts.
+        let (perValue, overflow) = Self.valueCount(value).multipliedReportingOverflow(by: budget.stepsPerValue)
+        run.shared.allowance = overflow || perValue > Int.max - budget.baseSteps ? Int.max : budget.baseSteps + perValue
         run.shared.patternHitsLeft = budget.patternLimitHits
         check(root, value, &run)
         if let stop = run.shared.stopped {
             // Said once, first: whatever else is listed is what was found before it stopped.
-            let entry = ValidationRun.Entry(violation: stop)
-            if run.out.count >= run.cap { run.out.removeLast() } else { run.total += 1 }
-            run.out.insert(entry, at: 0)
+            run.total = run.total &+ 1
+            if run.out.count >= run.cap { run.out.removeLast() }
+            run.out.insert(ValidationRun.Entry(violation: stop), at: 0)
         }
         return Report(violations: run.out.map(\.violation), omitted: run.total - run.out.count)
+    }
+
+    /// The number of values in `v`, itself included (without recursion: a value built in code
+    /// may nest deeper than any parser allows).
+    static func valueCount(_ v: JSONValue) -> Int {
+        var count = 0
+        var stack = [v]
+        while let x = stack.popLast() {
+            count += 1
+            switch x {
+            case .array(let a): stack.append(contentsOf: a)
+            case .object(let o): for m in o { stack.append(m.value) }
+            default: break
+            }
+        }
+        return count
     }
 
     /// Whether `value` is valid (``validate(_:)`` is empty).
@@ -234,16 +264,29 @@ public struct SchemaValidator: Sendable {
     /// while `anyOf`/`oneOf` branches each add theirs. A value typed by this list is judged
     /// by the same reading of the schema that ``validate(_:)`` applies.
     func argumentTypes(_ key: String) -> [String] {
-        var holders: [Int] = []
-        for n in conjunctiveClosure(of: root) {
-            if let i = nodes[n].n.properties[key] { holders.append(nodes[n].n.propertyNodes[i]) }
+        var memo: [Int: [String]?] = [:]
+        return argumentTypes(key, in: conjunctiveClosure(of: root), memo: &memo)
+    }
+
+    /// ``argumentTypes(_:)`` for every top-level property (those that name no type left out),
+    /// sharing the work between them.
+    func allArgumentTypes() -> [String: [String]] {
+        var out: [String: [String]] = [:]
+        var memo: [Int: [String]?] = [:]
+        let top = conjunctiveClosure(of: root)
+        for key in topLevelPropertyNames() where out[key] == nil {
+            let types = argumentTypes(key, in: top, memo: &memo)
+            if !types.isEmpty { out[key] = types }
         }
-        guard !holders.isEmpty else { return [] }
+        return out
+    }
+
+    private func argumentTypes(_ key: String, in top: [Int], memo: inout [Int: [String]?]) -> [String] {
         var result: [String]? = nil
         var visiting: Set<Int> = []
-        var memo: [Int: [String]?] = [:]
-        for h in holders {
-            guard let t = admitted(h, &visiting, &memo) else { continue }
+        for n in top {
+            guard let i = nodes[n].n.properties[key] else { continue }
+            guard let t = admitted(nodes[n].n.propertyNodes[i], &visiting, &memo) else { continue }
             result = result.map { Self.intersect($0, t) } ?? t
         }
         return result ?? []
@@ -263,6 +306,7 @@ public struct SchemaValidator: Sendable {
     /// `n` and every node that must also hold for its value: its `$ref` and `allOf` members,
     /// transitively (each once).
     private func conjunctiveClosure(of n: Int) -> [Int] {
+        if nodes[n].n.allOf.isEmpty && nodes[n].n.ref == nil { return [n] }
         var out: [Int] = []
         var seen: Set<Int> = [n]
         var stack = [n]
@@ -279,6 +323,13 @@ public struct SchemaValidator: Sendable {
     /// The types node `n` admits (nil: no constraint), per ``argumentTypes(_:)``.
     private func admitted(_ n: Int, _ visiting: inout Set<Int>, _ memo: inout [Int: [String]?]) -> [String]? {
         if let known = memo[n] { return known }
+        let plain = nodes[n].n
+        if plain.ref == nil && plain.allOf.isEmpty && plain.anyOf.isEmpty && plain.oneOf.isEmpty
+            && plain.enumValues == nil && plain.constValue == nil && !plain.isFalse
+        {
+            // The common case: the node's own `type`, nothing to combine.
+            return plain.types == nil ? nil : plain.typeNames
+        }
         guard visiting.insert(n).inserted else { return nil }  // a cycle constrains nothing more
         defer { visiting.remove(n) }
         var result: [String]? = nil
@@ -509,7 +560,7 @@ private struct ValidationRun {
         /// Schema checks made, and the number allowed so far (it grows with each value).
         var steps = 0
         var allowance = 0
-        /// Pattern matches that may still give up at their limit before patterns stop.
+        /// Pattern matches that may still give up at their limit before the call stops.
         var patternHitsLeft = 0
         /// Why the call stopped early (a budget ran out); nil while it has not.
         var stopped: SchemaValidator.Violation?
@@ -654,9 +705,6 @@ extension SchemaValidator {
 
     /// Checks `item` (a member or item of the current value) against node `n`, at `step`.
     private func descend(_ n: Int, _ item: JSONValue, at step: PathItem, _ run: inout ValidationRun) {
-        // Each value brings its own allowance, so a large call is not cut short for its size.
-        run.shared.allowance = run.shared.allowance > Int.max - budget.stepsPerValue
-            ? Int.max : run.shared.allowance + budget.stepsPerValue
         let outer = run.shared.memo
         run.shared.memo = [:]
         run.path.append(step)
@@ -707,15 +755,6 @@ extension SchemaValidator {
         }
         if let p = node.n.pattern {
             let regex = patterns[p]
-            guard run.shared.patternHitsLeft > 0 || budget.patternLimitHits == 0 else {
-                if run.shared.stopped == nil {
-                    run.shared.stopped = .init(
-                        pointer: run.pointer,
-                        expected: "a call whose pattern checks fit the validation budget (\(budget.patternLimitHits) matches gave up at their match limit; the remaining patterns were not checked)",
-                        found: Self.render(v, limit: Self.maxFoundBytes))
-                }
-                return
-            }
             // Match data belongs to this call alone.
             let matcher = regex.makeMatcher()
             do {
@@ -723,9 +762,17 @@ extension SchemaValidator {
                     run.add("a string matching /\(regex.pattern)/", v)
                 }
             } catch {
-                if error.isLimit { run.shared.patternHitsLeft -= 1 }
                 let why = error.isLimit ? "the match gave up at its limit" : "PCRE2: \(error.message)"
                 run.add("a string matching /\(regex.pattern)/ (\(why))", v)
+                if error.isLimit {
+                    run.shared.patternHitsLeft -= 1
+                    if run.shared.patternHitsLeft <= 0 && run.shared.stopped == nil {
+                        run.shared.stopped = .init(
+                            pointer: run.pointer,
+                            expected: "a call whose pattern checks fit the validation budget (\(budget.patternLimitHits) matches gave up at their match limit; the rest of the call was not checked)",
+                            found: Self.render(v, limit: Self.maxFoundBytes))
+                    }
+                }
             }
         }
     }

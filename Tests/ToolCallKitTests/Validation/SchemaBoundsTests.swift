@@ -104,8 +104,8 @@ struct SchemaBoundsTests {
         #expect(report.violations.count == 4)
         #expect(report.omitted == 0)
         let stop = report.violations[0]
-        #expect(stop.pointer == "/3")
-        #expect(stop.expected.contains("3 matches gave up at their match limit; the remaining patterns were not checked"))
+        #expect(stop.pointer == "/2")
+        #expect(stop.expected.contains("3 matches gave up at their match limit; the rest of the call was not checked"))
         #expect(report.violations.dropFirst().map(\.pointer) == ["/0", "/1", "/2"])
         #expect(report.violations.dropFirst().allSatisfy { $0.expected.hasSuffix("(the match gave up at its limit)") })
         // Patterns that answer normally cost no limit hits.
@@ -120,7 +120,9 @@ struct SchemaBoundsTests {
         let tight = try SchemaValidator(schema: schema, budget: .init(baseSteps: 50, stepsPerValue: 1))
         let report = tight.check(.array(Array(repeating: .number("9"), count: 100)))
         #expect(report.violations.first?.expected.hasPrefix("a call that can be checked within ") == true)
-        #expect(report.violations.count < 10)
+        // About 150 checks allowed (50 plus one per value): the call stops after some 16 items.
+        #expect(report.violations.count > 2 && report.violations.count < 25)
+        #expect(!report.violations.contains { $0.pointer == "/99" })
         // The default allowance covers the same call.
         let roomy = try SchemaValidator(schema: schema)
         #expect(roomy.check(.array(Array(repeating: .number("9"), count: 100))).violations.count == 100)
