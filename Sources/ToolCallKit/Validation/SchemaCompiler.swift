@@ -138,6 +138,10 @@ struct SchemaCompiler {
             node.types = mask
         case "properties":
             guard case .object(let props) = value else { throw fail("properties must be an object") }
+            node.properties.reserveCapacity(props.count)
+            node.propertyOrder.reserveCapacity(props.count)
+            node.propertyNodes.reserveCapacity(props.count)
+            memo.reserveCapacity(memo.count + props.count)
             for (name, sub) in props {
                 node.properties[name] = node.propertyOrder.count
                 node.propertyNodes.append(enqueue(sub, at: here + "/" + Self.escape(name)))
@@ -145,6 +149,8 @@ struct SchemaCompiler {
             }
         case "required":
             guard case .array(let names) = value else { throw fail("required must be a list of names") }
+            requiredPosition.reserveCapacity(names.count)
+            node.required.reserveCapacity(names.count)
             for n in names {
                 guard case .string(let name) = n else { throw fail("required must be a list of names") }
                 if requiredPosition[name] == nil {

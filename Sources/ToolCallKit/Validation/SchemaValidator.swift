@@ -221,10 +221,9 @@ public struct SchemaValidator: Sendable {
     /// - Returns: the first violations (in ``validate(_:)``'s order) and how many more there are.
     public func check(_ value: JSONValue) -> Report {
         var run = ValidationRun(cap: budget.maxViolations)
-        // Each value of the call brings its own allowance, so a large call is not cut short
-        // for its size; the allowance is fixed before checking starts.
-        let (perValue, overflow) = Self.valueCount(value).multipliedReportingOverflow(by: budget.stepsPerValue)
-        run.shared.allowance = overflow || perValue > Int.max - budget.baseSteps ? Int.max : budget.baseSteps + perValue
+        run.shared.allowance = budget.baseSteps
+        run.shared.perValue = budget.stepsPerValue
+        run.shared.value = value
         run.shared.patternHitsLeft = budget.patternLimitHits
         check(root, value, &run)
         if let stop = run.shared.stopped {
@@ -557,9 +556,14 @@ private struct ValidationRun {
 
     /// What the whole call shares, passed from a run to its branches and back.
     struct Shared {
-        /// Schema checks made, and the number allowed so far (it grows with each value).
+        /// Schema checks made, and the number allowed: the base, and once that is spent, the
+        /// base plus ``perValue`` for each value of the call (counted only then, so a call
+        /// that stays within the base never pays for the count).
         var steps = 0
         var allowance = 0
+        var perValue = 0
+        /// The value of the call, until its values have been counted.
+        var value: JSONValue?
         /// Pattern matches that may still give up at their limit before the call stops.
         var patternHitsLeft = 0
         /// Why the call stopped early (a budget ran out); nil while it has not.
@@ -634,6 +638,11 @@ private struct ValidationRun {
     mutating func step() -> Bool {
         if shared.stopped != nil { return false }
         shared.steps += 1
+        if shared.steps > shared.allowance, let value = shared.value {
+            shared.value = nil
+            let (extra, overflow) = SchemaValidator.valueCount(value).multipliedReportingOverflow(by: shared.perValue)
+            shared.allowance = overflow || extra > Int.max - shared.allowance ? Int.max : shared.allowance + extra
+        }
         if shared.steps > shared.allowance {
             shared.stopped = .init(
                 pointer: "", expected: "a call that can be checked within \(shared.allowance) schema checks",
