@@ -91,6 +91,16 @@ struct ModelFolderBoundsTests {
         #expect(result.format == row.format, "\(result.evidence)")
     }
 
+    @Test("a megabyte after a signature in tokenizer_config.json's template: still found (a regex gave up here)")
+    func megabyteAfterSignature() throws {
+        let dir = try TempFolder()
+        let template = "<function=x><parameter=a>" + String(repeating: "y", count: 1 << 20)
+        let config = JSONValue.object([(key: "chat_template", value: .string(template))])
+        try dir.write("tokenizer_config.json", config.jsonText)
+        let result = try ToolCallFormat.infer(modelDirectory: dir.path)
+        #expect(result.format == .xmlFunction, "\(result.evidence.first ?? "")")
+    }
+
     static let probeRows: [(TemplateSignatures.Probe, String, Bool)] = [
         (.adjacent("<a>", "<b>"), "x<a> \t\\n\n<b>", true),
         (.adjacent("<a>", "<b>"), "<a> x <b>", false),
