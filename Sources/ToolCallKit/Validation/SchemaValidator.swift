@@ -30,8 +30,8 @@
 /// links long costs heap, not stack) and one whose checks would nest more than 64
 /// `$ref`/combinator steps on one value is refused; within one call each sub-schema is
 /// checked at most once per value; messages quote at most 200 bytes of an `enum` or `const`;
-/// and a ``Budget`` bounds the violations listed, the schema checks made and the `pattern`
-/// matches that may give up at their limit. A call that exhausts a budget gets a violation
+/// and a ``Budget`` bounds the violations listed, the schema checks made, the PCRE2 match
+/// work of the `pattern`s and the matches that may give up at their limit. A call that exhausts a budget gets a violation
 /// saying so, never a silent pass.
 ///
 /// It does not fetch remote `$ref`s, does not check `format`, and does not coerce types
@@ -127,15 +127,28 @@ public struct SchemaValidator: Sendable {
         /// unchecked, and it is rejected saying so. At least 1.
         public var patternLimitHits: Int
 
+        /// PCRE2 match steps the `pattern` checks of one call may spend at their full match
+        /// limit. Each match is charged the whole limit it is given; once this is spent, a
+        /// match may take only ``patternStepsPerByte`` steps per byte of its string, so the
+        /// total match work of a call is at most this plus that many steps per byte of the call.
+        public var patternSteps: Int
+        /// The steps per byte of its string (plus one) a match may always take: far more than
+        /// a pattern that runs in linear time needs.
+        public var patternStepsPerByte: Int
+
         /// The defaults: 100 violations listed; 1,000,000 checks plus 16 per value; 10 pattern
-        /// matches that give up (each having spent its whole match limit).
+        /// matches that give up (each having spent its whole match limit); 10,000,000 match
+        /// steps at full limit, then 100 per byte.
         public init(
-            maxViolations: Int = 100, baseSteps: Int = 1_000_000, stepsPerValue: Int = 16, patternLimitHits: Int = 10
+            maxViolations: Int = 100, baseSteps: Int = 1_000_000, stepsPerValue: Int = 16, patternLimitHits: Int = 10,
+            patternSteps: Int = 10_000_000, patternStepsPerByte: Int = 100
         ) {
             self.maxViolations = max(1, maxViolations)
             self.baseSteps = max(0, baseSteps)
             self.stepsPerValue = max(1, stepsPerValue)
             self.patternLimitHits = max(1, patternLimitHits)
+            self.patternSteps = max(0, patternSteps)
+            self.patternStepsPerByte = max(1, patternStepsPerByte)
         }
     }
 
@@ -225,6 +238,7 @@ public struct SchemaValidator: Sendable {
         run.shared.perValue = budget.stepsPerValue
         run.shared.value = value
         run.shared.patternHitsLeft = budget.patternLimitHits
+        run.shared.patternSteps = budget.patternSteps
         check(root, value, &run)
         if let stop = run.shared.stopped {
             // Said once, first: whatever else is listed is what was found before it stopped.
@@ -566,6 +580,8 @@ private struct ValidationRun {
         var value: JSONValue?
         /// Pattern matches that may still give up at their limit before the call stops.
         var patternHitsLeft = 0
+        /// Match steps left to give at full limit (``SchemaValidator/Budget/patternSteps``).
+        var patternSteps = 0
         /// Why the call stopped early (a budget ran out); nil while it has not.
         var stopped: SchemaValidator.Violation?
         /// How deep the checks nest now.
@@ -764,14 +780,24 @@ extension SchemaValidator {
         }
         if let p = node.n.pattern {
             let regex = patterns[p]
+            // Each match may spend what is left of the call's pattern budget (all of its own
+            // limit while the budget lasts), and always a little per byte of its subject, so a
+            // linear pattern is never cut short; it is charged the whole limit it was given.
+            let (perByte, overflow) = budget.patternStepsPerByte.multipliedReportingOverflow(by: bytes + 1)
+            let floor = overflow ? Int(regex.matchLimit) : min(Int(regex.matchLimit), perByte)
+            let limit = max(floor, min(Int(regex.matchLimit), run.shared.patternSteps))
+            run.shared.patternSteps = max(0, run.shared.patternSteps - limit)
             // Match data belongs to this call alone.
-            let matcher = regex.makeMatcher()
+            let matcher = regex.makeMatcher(matchLimit: UInt32(limit))
             do {
                 if case .noMatch = try matcher.match(Array(s.utf8)) {
                     run.add("a string matching /\(regex.pattern)/", v)
                 }
             } catch {
-                let why = error.isLimit ? "the match gave up at its limit" : "PCRE2: \(error.message)"
+                let why = !error.isLimit ? "PCRE2: \(error.message)"
+                    : limit < Int(regex.matchLimit)
+                    ? "the match gave up at its limit of \(limit) steps, the call's pattern budget being spent"
+                    : "the match gave up at its limit"
                 run.add("a string matching /\(regex.pattern)/ (\(why))", v)
                 if error.isLimit {
                     run.shared.patternHitsLeft -= 1

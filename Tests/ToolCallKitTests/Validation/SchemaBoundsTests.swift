@@ -112,6 +112,20 @@ struct SchemaBoundsTests {
         #expect(v.check(.array(Array(repeating: .string("aaaa"), count: 1_000))).isValid)
     }
 
+    @Test("once a call's pattern budget is spent, a match gets steps in proportion to its string")
+    func patternSteps() throws {
+        let budget = SchemaValidator.Budget(patternLimitHits: 1_000, patternSteps: 0, patternStepsPerByte: 100)
+        let linear = try SchemaValidator(schema: try json(#"{"items": {"pattern": "^[a-z]+(-[a-z]+)*$"}}"#), budget: budget)
+        let long = JSONValue.string(Array(repeating: String(repeating: "x", count: 50), count: 200).joined(separator: "-"))
+        #expect(linear.check(.array(Array(repeating: long, count: 50))).isValid)
+        #expect(linear.validate(.array([.string("a-"), .string("ok")])).map(\.pointer) == ["/0"])
+        let catastrophic = try SchemaValidator(schema: try json(#"{"items": {"pattern": "^(a+)+$"}}"#), budget: budget)
+        let item = JSONValue.string(String(repeating: "a", count: 40) + "b")
+        let report = catastrophic.check(.array(Array(repeating: item, count: 20)))
+        #expect(report.violations.count == 20)
+        #expect(report.violations[0].expected == "a string matching /^(a+)+$/ (the match gave up at its limit of 4200 steps, the call's pattern budget being spent)")
+    }
+
     @Test("the number of schema checks per call is budgeted, growing with the call's size")
     func stepBudget() throws {
         // Eight distinct alternatives that all fail: every item costs about ten checks.
