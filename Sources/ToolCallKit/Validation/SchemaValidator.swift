@@ -242,7 +242,7 @@ public struct SchemaValidator: Sendable {
         check(root, value, &run)
         if let stop = run.shared.stopped {
             // Said once, first: whatever else is listed is what was found before it stopped.
-            run.total = run.total &+ 1
+            if run.total < Int.max { run.total += 1 }
             if run.out.count >= run.cap { run.out.removeLast() }
             run.out.insert(ValidationRun.Entry(violation: stop), at: 0)
         }
@@ -623,7 +623,7 @@ private struct ValidationRun {
     }
 
     mutating func add(_ expected: String, _ value: JSONValue?, isType: Bool = false) {
-        total = total &+ 1
+        if total < Int.max { total += 1 }
         guard out.count < cap else { return }
         let found = value.map { SchemaValidator.render($0, limit: SchemaValidator.maxFoundBytes) } ?? "nothing"
         let shown = SchemaValidator.cut(expected, limit: SchemaValidator.maxExpectedBytes)
