@@ -50,6 +50,18 @@ struct SchemaBoundsTests {
         #expect(v.validate(try json(#"{"x": {"x": "deep"}}"#)).map(\.description) == [#"/x/x: expected object, found "deep""#])
     }
 
+    @Test("a value as deep as the parser allows is checked against a recursive schema")
+    func deepValue() throws {
+        let v = try SchemaValidator(schema: try json(##"{"type": ["array", "integer"], "items": {"$ref": "#"}}"##))
+        let depth = 500
+        let good = try json(String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth))
+        #expect(v.validate(good).isEmpty)
+        let bad = try json(String(repeating: "[", count: depth) + "\"x\"" + String(repeating: "]", count: depth))
+        let lines = v.validate(bad)
+        #expect(lines.count == 1)
+        #expect(lines.first?.pointer == String(repeating: "/0", count: depth))
+    }
+
     @Test("an enum violation quotes a bounded part of the enum, made once; at most 100 violations are listed")
     func enumQuotes() throws {
         let values = (0..<10_000).map { "\"value-\($0)\"" }.joined(separator: ", ")
