@@ -101,6 +101,37 @@ struct ModelFolderBoundsTests {
         #expect(result.format == .xmlFunction, "\(result.evidence.first ?? "")")
     }
 
+    @Test("the top-level member is found by skimming; the same key deeper or inside a string is not it", arguments: [
+        (#"{"added_tokens": [1]}"#, "[1]"),
+        (#"{"model": {"added_tokens": [0]}, "added_tokens": [2, {"a": "]"}]}"#, #"[2, {"a": "]"}]"#),
+        (#"{"x": "\"added_tokens\": [9]", "added_tokens": []}"#, "[]"),
+        (#" { "n": -1.5e3 , "b" : true , "added_tokens" : [ ] } "#, "[ ]"),
+        (#"{"model": [["added_tokens", 1]]}"#, "absent"),
+        (#"{}"#, "absent"),
+        (#"[{"added_tokens": []}]"#, "invalid"),
+        (#"{"added_tokens": [1, 2"#, "invalid"),
+        (#"{"a" 1}"#, "invalid"),
+    ])
+    func skim(text: String, expected: String) {
+        let bytes = Array(text.utf8)
+        let got: String
+        switch JSONSkim.topLevelMember("added_tokens", in: bytes) {
+        case .found(let r): got = String(decoding: bytes[r], as: UTF8.self)
+        case .absent: got = "absent"
+        case .invalid: got = "invalid"
+        }
+        #expect(got == expected)
+    }
+
+    @Test("tokenizer.json's added tokens are read however large its vocabulary, wherever they stand")
+    func tokenizerAddedTokens() throws {
+        let dir = try TempFolder()
+        let vocab = (0..<20_000).map { "\"t\($0)\": \($0)" }.joined(separator: ", ")
+        try dir.write("tokenizer.json", #"{"model": {"vocab": {\#(vocab)}}, "added_tokens": [{"id": 20000, "content": "<|tool_call_start|>"}]}"#)
+        let result = try ToolCallFormat.infer(modelDirectory: dir.path)
+        #expect(result.format == .lfm2, "\(result.evidence)")
+    }
+
     static let probeRows: [(TemplateSignatures.Probe, String, Bool)] = [
         (.adjacent("<a>", "<b>"), "x<a> \t\\n\n<b>", true),
         (.adjacent("<a>", "<b>"), "<a> x <b>", false),
