@@ -730,12 +730,18 @@ extension SchemaValidator {
 
     /// Checks `item` (a member or item of the current value) against node `n`, at `step`.
     private func descend(_ n: Int, _ item: JSONValue, at step: PathItem, _ run: inout ValidationRun) {
-        let outer = run.shared.memo
-        run.shared.memo = [:]
         run.path.append(step)
-        check(n, item, &run)
+        if run.shared.memo.isEmpty {
+            // The common case (no shared sub-schemas so far): nothing to set aside.
+            check(n, item, &run)
+            if !run.shared.memo.isEmpty { run.shared.memo.removeAll() }  // the item's, not ours
+        } else {
+            let outer = run.shared.memo
+            run.shared.memo = [:]
+            check(n, item, &run)
+            run.shared.memo = outer
+        }
         run.path.removeLast()
-        run.shared.memo = outer
     }
 
     private func checkNumber(_ node: CompiledNode, _ t: String, _ v: JSONValue, _ run: inout ValidationRun) {
