@@ -45,6 +45,10 @@ public struct ToolDefinition: Sendable, Equatable {
 final class ArgumentTyping: Sendable {
     /// Argument name → `{"type": [...]}`, for the arguments that name at least one type.
     private let byKey: [String: JSONValue]
+    /// The top-level properties declared (nil when none is: any key is admitted).
+    private let declared: Set<String>?
+    /// The top-level properties required.
+    private let required: [String]
     /// Set when the schema did not compile: type each argument by its schema as written.
     private let fallback: JSONValue?
 
@@ -54,11 +58,27 @@ final class ArgumentTyping: Sendable {
             byKey = compiled.allArgumentTypes().mapValues { types in
                 .object([(key: "type", value: .array(types.map { .string($0) }))])
             }
+            let names = compiled.topLevelPropertyNames()
+            declared = names.isEmpty ? nil : Set(names)
+            required = compiled.topLevelRequired()
             fallback = nil
         } catch {
             byKey = [:]
+            var names: Set<String>? = nil
+            if case .object(let props)? = parameters["properties"] { names = Set(props.map(\.key)) }
+            declared = names
+            var req: [String] = []
+            if case .array(let list)? = parameters["required"] { req = list.compactMap(\.stringValue) }
+            required = req
             fallback = parameters
         }
+    }
+
+    /// Whether arguments with these keys fit by their keys alone: every key is declared (any
+    /// key, when none is) and every required property is present.
+    func admits(keys: Set<String>) -> Bool {
+        if let declared, !keys.isSubset(of: declared) { return false }
+        return required.allSatisfy { keys.contains($0) }
     }
 
     func schema(forArgument key: String) -> JSONValue? {
@@ -125,16 +145,7 @@ public struct ToolSet: Sendable, Equatable {
     func tools(admittingKeysOf arguments: JSONValue) -> [ToolDefinition] {
         guard case .object(let members) = arguments else { return [] }
         let keys = Set(members.map(\.key))
-        return tools.filter { tool in
-            if case .object(let props)? = tool.parameters["properties"] {
-                let declared = Set(props.map(\.key))
-                guard keys.isSubset(of: declared) else { return false }
-            }
-            if case .array(let required)? = tool.parameters["required"] {
-                for r in required { if let k = r.stringValue, !keys.contains(k) { return false } }
-            }
-            return true
-        }
+        return tools.filter { $0.typing.admits(keys: keys) }
     }
 
     /// Tool sets are equal when they declare the same tools (compiled validators aside).

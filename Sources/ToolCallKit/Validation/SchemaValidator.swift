@@ -316,6 +316,16 @@ public struct SchemaValidator: Sendable {
         return out
     }
 
+    /// The names the top-level `required` lists (through `$ref` and `allOf` too), each once.
+    func topLevelRequired() -> [String] {
+        var out: [String] = []
+        var seen: Set<String> = []
+        for n in conjunctiveClosure(of: root) {
+            for name in nodes[n].n.required where seen.insert(name).inserted { out.append(name) }
+        }
+        return out
+    }
+
     /// `n` and every node that must also hold for its value: its `$ref` and `allOf` members,
     /// transitively (each once).
     private func conjunctiveClosure(of n: Int) -> [Int] {

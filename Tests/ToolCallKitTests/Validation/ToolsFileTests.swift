@@ -117,6 +117,21 @@ struct ToolsFileTests {
         #expect(SchemaTyping.types(of: tool.typingSchema(forArgument: key)) == types)
     }
 
+    @Test("naming a call by its keys reads the compiled schema too ($ref and allOf)")
+    func keysThroughRefs() throws {
+        let tools = try load(##"""
+            [{"name": "read_file", "parameters": {"$ref": "#/$defs/p", "$defs": {"p": {"properties": {"path": {"type": "string"}}, "required": ["path"]}}}},
+             {"name": "get_weather", "parameters": {"allOf": [{"properties": {"city": {"type": "string"}}}], "properties": {"unit": {}}}}]
+            """##)
+        func names(_ args: String) throws -> [String] {
+            tools.tools(admittingKeysOf: try JSONValue.parse(Array(args.utf8))).map(\.name)
+        }
+        #expect(try names(#"{"city": "Oslo"}"#) == ["get_weather"])
+        #expect(try names(#"{"city": "Oslo", "unit": "c"}"#) == ["get_weather"])
+        #expect(try names(#"{"path": "/a"}"#) == ["read_file"])
+        #expect(try names(#"{"query": "x"}"#) == [])
+    }
+
     @Test("changing a definition's parameters changes its typing")
     func typingFollowsParameters() throws {
         var tool = ToolDefinition(name: "f")
