@@ -367,7 +367,7 @@ struct SchemaCompiler {
 
     /// `~` and `/` escaped for a JSON Pointer step.
     static func escape(_ key: String) -> String {
-        guard key.contains(where: { $0 == "~" || $0 == "/" }) else { return key }
+        guard key.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return key }
         var out = ""
         for c in key.unicodeScalars {
             switch c {
