@@ -61,7 +61,7 @@ struct TokenizerBoundsTests {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("toolcall-tok-\(UUID().uuidString).json")
         try Data(Self.file(vocab: [("a", 0)], added: [(10_000_000_000, "<x>")])).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
-        let r = try CLI.run(["decode", "--format", "json", "--input", "tokens", "--tokenizer", url.path], stdin: "0\n")
+        let r = try CLI.run(["decode", "--format", "json", "--input", "tokens", "--tokenizer", url.path])
         #expect(r.status == 1)
         #expect(r.stderr.contains(#"added token "<x>" has id 10000000000"#), "stderr: \(r.stderr)")
         #expect(r.stderr.split(separator: "\n").count == 1)

@@ -155,7 +155,7 @@ struct ToolsFileTests {
 
             """)
         try Data(#"[{"name": "f"}, {"name": "f"}]"#.utf8).write(to: url)
-        let dup = try CLI.run(["decode", "--format", "json", "--tools", url.path], stdin: "hi")
+        let dup = try CLI.run(["decode", "--format", "json", "--tools", url.path])
         #expect(dup.status == 1)
         #expect(dup.stderr == "toolcall: --tools \(url.path): tools 0 and 1 are both named \"f\"\n")
     }
