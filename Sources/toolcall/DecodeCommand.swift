@@ -49,7 +49,7 @@ struct DecodeCommand {
             } catch {
                 throw .file("--tools \(path): \(error.message)")
             }
-            for warning in tools?.validationWarnings ?? [] {
+            for warning in (tools?.warnings ?? []) + (tools?.validationWarnings ?? []) {
                 Messages.warning("--tools \(path): \(warning)")
             }
         }

@@ -60,7 +60,7 @@ struct TextArgumentEmitter: Sendable {
     /// A value for `key` begins; `schema` is the argument's schema when the tool declares it.
     mutating func beginValue(key: String, tool: ToolDefinition?, actions: inout [GrammarAction]) {
         self.key = key
-        let schema = tool?.schema(forArgument: key)
+        let schema = tool?.typingSchema(forArgument: key)
         self.schema = schema
         let types = SchemaTyping.types(of: schema)
         typed = !types.isEmpty
