@@ -135,6 +135,15 @@ struct TextArgumentEmitter: Sendable {
         return required.compactMap { $0.stringValue }.filter { !memberKeys.contains($0) && $0 != key }
     }
 
+    /// For a call cut off before its closing tags: nil when it may be accepted, else the
+    /// `incomplete` detail naming the required parameters it lacks.
+    func cutOffDetail(_ tool: ToolDefinition?) -> String? {
+        let missing = missingRequired(tool)
+        guard !missing.isEmpty else { return nil }
+        let names = missing.map { JSONValue.string($0).jsonText }.joined(separator: ", ")
+        return "the stream ended before the call's closing tags, without its required \(names)"
+    }
+
     /// String bytes that the decoder already sent as a delta.
     mutating func takeForwarded(_ bytes: ArraySlice<UInt8>) {
         text.append(contentsOf: bytes)
