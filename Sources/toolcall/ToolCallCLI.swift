@@ -11,6 +11,7 @@ struct ToolCallCLI {
         OVERVIEW: Turn a language model's raw output into typed tool calls while it streams.
 
         USAGE: toolcall decode (--format NAME | --model DIR) [options] < model-output
+               toolcall render --format NAME [--text TEXT] < calls
                toolcall infer DIR
                toolcall formats
                toolcall --version | --help
@@ -37,6 +38,12 @@ struct ToolCallCLI {
           --max-call-bytes N      Reject calls larger than N bytes (default 16777216).
           --id-seed N             Seed call ids, for reproducible output.
           --chunk-bytes N         Feed standard input in pieces of N bytes (for tests).
+
+        OPTIONS (render):
+          --format NAME           The format to write the calls in.
+          --text TEXT             Content the model wrote before the calls.
+                                  Standard input: an OpenAI tool_calls array, or the
+                                  tool_call event lines that decode writes.
 
         EXIT STATUS:
           0 success, 1 an unreadable or invalid file, 2 bad usage, 3 infer found no format.
@@ -78,6 +85,8 @@ struct ToolCallCLI {
             var reader = ArgumentReader(args.dropFirst())
             let options = try reader.decodeOptions()
             try DecodeCommand(options: options).run()
+        case "render":
+            try RenderCommand(args.dropFirst()).run()
         case "infer":
             guard args.count == 2, let dir = args.dropFirst().first, !dir.hasPrefix("--") else {
                 throw .usage("infer takes one model folder: toolcall infer DIR")
