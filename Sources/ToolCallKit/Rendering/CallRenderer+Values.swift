@@ -264,15 +264,23 @@ extension CallRenderer {
                 }
             }
             let bytes = body(call)
-            let quoting = members.first { m in
-                if case .string(let s) = m.value { return firstTag(in: Array(s.utf8), tags) != nil }
+            let quoting = members.filter { m in
+                if case .string(let v) = m.value { return firstTag(in: Array(v.utf8), tags) != nil }
                 return false
             }
-            if let quoting, !readsBack(format, call, Array(open.utf8) + bytes + Array(close.utf8)) {
-                let tag = firstTag(in: Array((quoting.value.stringValue ?? "").utf8), tags) ?? []
+            if !quoting.isEmpty, case let back = readBack(format, call, Array(open.utf8) + bytes + Array(close.utf8)),
+                !(back.name.utf8.elementsEqual(call.name.utf8) && back.arguments == call.arguments)
+            {
+                // Name the argument that did not come back (the first quoting one by default).
+                let got = back.arguments.objectValue ?? []
+                let culprit = quoting.first { m in
+                    !got.contains { $0.key.utf8.elementsEqual(m.key.utf8) && $0.value == m.value }
+                } ?? quoting[0]
+                let held = tagsHeld(by: Array((culprit.value.stringValue ?? "").utf8), tags)
+                    .map { String(decoding: $0, as: UTF8.self) }.joined(separator: ", ")
                 throw RenderError(
                     index: i, name: call.name,
-                    reason: "the value of \(JSONValue.string(quoting.key).jsonText) holds \(String(decoding: tag, as: UTF8.self)) where \(format.rawValue) would read it as markup, and the format has no escape")
+                    reason: "the value of \(JSONValue.string(culprit.key).jsonText) quotes \(format.rawValue) markup (\(held)) that its decoder reads as structure here, and the format has no escape")
             }
             if i > 0 { out += Array(between.utf8) }
             out += bytes
@@ -281,19 +289,26 @@ extension CallRenderer {
         return out
     }
 
-    /// Whether decoding `bytes` gives back exactly `call` (one call, nothing rejected).
-    static func readsBack(_ format: ToolCallFormat, _ call: RenderedCall, _ bytes: [UInt8]) -> Bool {
+    /// The one call that decoding `bytes` gives; an empty name (no call has one) when it gives
+    /// none, several, or a rejection.
+    static func readBack(_ format: ToolCallFormat, _ call: RenderedCall, _ bytes: [UInt8]) -> (name: String, arguments: JSONValue) {
         var decoder = ToolCallDecoder(format: format, tools: ToolSet.typing([call]))
         let events = decoder.feed(bytes) + decoder.finish()
         var found: [ToolCall] = []
         for e in events {
             switch e {
             case .toolCall(let c): found.append(c)
-            case .rejected: return false
+            case .rejected: return ("", .null)
             default: continue
             }
         }
-        return found.count == 1 && found[0].name == call.name && found[0].arguments == call.arguments
+        guard found.count == 1 else { return ("", .null) }
+        return (found[0].name, found[0].arguments)
+    }
+
+    /// The format's tags that `bytes` holds, in the order they first occur.
+    static func tagsHeld(by bytes: [UInt8], _ tags: TextTags) -> [[UInt8]] {
+        tags.tags.compactMap { t in firstIndex(of: t, in: bytes).map { (t, $0) } }.sorted { $0.1 < $1.1 }.map(\.0)
     }
 
     // MARK: - Bytes

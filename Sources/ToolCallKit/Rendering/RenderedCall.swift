@@ -80,6 +80,7 @@ extension ToolCallFormat {
     }
 
     /// Writes decoded calls back (their names, arguments and ids); see ``render(_:text:)``.
+    @_disfavoredOverload
     public func render(_ calls: [ToolCall], text: String? = nil) throws(RenderError) -> [UInt8] {
         try CallRenderer.render(self, calls.map(RenderedCall.init), text: text)
     }
