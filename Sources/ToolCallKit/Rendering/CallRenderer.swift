@@ -20,6 +20,7 @@ enum CallRenderer {
             guard call.arguments.isObject else {
                 throw RenderError(index: i, name: call.name, reason: "the arguments are not a JSON object")
             }
+            if let problem = valueProblem(call.arguments, depth: 0) { throw RenderError(index: i, name: call.name, reason: problem) }
         }
         switch format {
         case .json: return try json(calls, text: text)
@@ -32,6 +33,33 @@ enum CallRenderer {
         case .minimaxM2: return try minimaxM2(calls, text: text)
         case .mistral: return try mistral(calls, text: text)
         case .llama3: return try llama3(calls, text: text)
+        }
+    }
+
+    /// The deepest argument nesting rendered: the decoder's default cap (512 levels) less what
+    /// a format's wrapper adds.
+    static let maxNesting = 500
+
+    /// What no format can write as given: a number whose text is not a JSON number, an object
+    /// that holds a key twice (decoding keeps one of them), nesting past the decoder's cap.
+    static func valueProblem(_ value: JSONValue, depth: Int) -> String? {
+        switch value {
+        case .number(let n):
+            return JSONReader.isValidNumber(Array(n.utf8)) ? nil : "\(JSONValue.string(n).jsonText) is not a JSON number"
+        case .array(let elements):
+            if depth >= maxNesting { return "the arguments nest deeper than \(maxNesting) levels (the decoder's default cap is \(Limit.defaultDepth.count), and a format may wrap them in up to two more)" }
+            for e in elements { if let p = valueProblem(e, depth: depth + 1) { return p } }
+            return nil
+        case .object(let members):
+            if depth >= maxNesting { return "the arguments nest deeper than \(maxNesting) levels (the decoder's default cap is \(Limit.defaultDepth.count), and a format may wrap them in up to two more)" }
+            var keys: Set<[UInt8]> = []
+            for m in members {
+                guard keys.insert(Array(m.key.utf8)).inserted else { return "an object holds the key \(JSONValue.string(m.key).jsonText) twice" }
+                if let p = valueProblem(m.value, depth: depth + 1) { return p }
+            }
+            return nil
+        default:
+            return nil
         }
     }
 
@@ -78,6 +106,8 @@ enum CallRenderer {
         guard !calls.isEmpty else { return out }
         var used: Set<[UInt8]> = []
         var ids: [String] = []
+        // Ids the calls bring, so that one made from a position never takes a later call's.
+        let brought = Set(calls.compactMap { $0.id.map { Array($0.utf8) } })
         for (i, call) in calls.enumerated() {
             let name = Array(call.name.utf8)
             guard !name.contains(where: JSONReader.isSpace), firstIndex(of: Array("<|".utf8), in: name) == nil,
@@ -97,7 +127,7 @@ enum CallRenderer {
                 repeat {
                     id = "functions.\(call.name):\(n)"
                     n += 1
-                } while used.contains(Array(id.utf8)) || calls.contains(where: { $0.id == id })
+                } while used.contains(Array(id.utf8)) || brought.contains(Array(id.utf8))
             }
             used.insert(Array(id.utf8))
             ids.append(id)

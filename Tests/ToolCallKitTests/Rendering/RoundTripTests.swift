@@ -29,6 +29,10 @@ private func row(
                   sourceLocation: sourceLocation)
 }
 
+private func everyFormat(_ fragment: String) -> [ToolCallFormat: String] {
+    Dictionary(uniqueKeysWithValues: ToolCallFormat.allCases.map { ($0, fragment) })
+}
+
 private func s(_ v: String) -> JSONValue { .string(v) }
 private func n(_ v: String) -> JSONValue { .number(v) }
 
@@ -101,6 +105,10 @@ let roundTripTable: [RoundTripCase] = {
             cannot: [:]),
         row("dotted and dashed names", [call("ns.tool-name_1", [("a_b", n("1")), ("c-d", s("x"))])]),
         row("deep nesting", [call("f", [("arr", deepArray(100)), ("obj", deepObject(100))])]),
+        row("nesting at the renderer's cap", [call("f", [("arr", deepArray(498)), ("obj", deepObject(498))])], everySplit: false),
+        row("nesting past the cap", [call("f", [("arr", deepArray(600))])], cannot: everyFormat("nest deeper than 500")),
+        row("a number that is not JSON", [call("f", [("x", n("NaN"))])], cannot: everyFormat("is not a JSON number")),
+        row("a key given twice", [call("f", [("k", n("1")), ("k", n("2"))])], cannot: everyFormat("holds the key \"k\" twice")),
         row("long string", [call("write_file", [("content", s(String(repeating: "0123456789abcdef\n", count: 6200)))])], everySplit: false),
         row("long escape-heavy string", [call("write_file", [("content", s(String(repeating: "\"\\'\n\t<>{}", count: 10000)))])], everySplit: false),
         row("values ending in closers", [call("f", [
