@@ -5,8 +5,8 @@ extension CallRenderer {
     // MARK: - Leading text
 
     /// Text before the calls must stay text: it may not hold one of the format's markers (it
-    /// would be read as markup), and a `llama3` text may not begin with `{` or `[` (a bare call
-    /// object at the start of the output is a call).
+    /// would be read as markup). (Rules of one format, such as `llama3`'s bare call at the start
+    /// of the output, are checked by its renderer.)
     ///
     /// With tools declared, `json` and `llama3` also read a bare call object naming a declared
     /// tool anywhere in the text as a call; that depends on the tools, which rendering does not
@@ -21,11 +21,6 @@ extension CallRenderer {
                 let m = String(decoding: marker.bytes, as: UTF8.self)
                 throw RenderError(index: nil, name: nil, reason: "it holds \(format.rawValue)'s marker \(m), which would be read as markup")
             }
-        }
-        if format == .llama3, let first = bytes.first(where: { !JSONReader.isSpace($0) }),
-            first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
-        {
-            throw RenderError(index: nil, name: nil, reason: "a llama3 output that begins with '{' or '[' is read as a call")
         }
     }
 

@@ -83,9 +83,13 @@ enum CallRenderer {
 
     /// Llama 3.x: the bare call object `{"name": "f", "parameters": {...}}` the template writes,
     /// several joined by `; `. A bare object counts only at the start of the output, so after
-    /// text the calls follow `<|python_tag|>`. No id.
+    /// text the calls follow `<|python_tag|>`, and a text that itself begins with `{` or `[` is
+    /// refused (it would be read as a call). No id.
     static func llama3(_ calls: [RenderedCall], text: String) throws(RenderError) -> [UInt8] {
         var out = Array(text.utf8)
+        if let first = out.first(where: { !JSONReader.isSpace($0) }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            throw RenderError(index: nil, name: nil, reason: "a llama3 output that begins with '{' or '[' is read as a call")
+        }
         if !text.isEmpty && !calls.isEmpty { out += Array("<|python_tag|>".utf8) }
         for (i, call) in calls.enumerated() {
             if i > 0 { out += Array("; ".utf8) }
