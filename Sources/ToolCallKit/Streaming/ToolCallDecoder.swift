@@ -609,6 +609,10 @@ public struct ToolCallDecoder: Sendable {
             case .accept(let arguments, let end):
                 accept(arguments, end: end)
             case .reject(let reason, let detail, let end):
+                // A rejection accounts for bytes: with no call open and nothing since the last
+                // event (a call list cut off right where the next start marker begins), there
+                // is nothing to reject.
+                if case .none = current, end <= cut { continue }
                 reject(reason, detail: detail, end: end)
             case .markup(let end):
                 emitMarkup(upTo: end)

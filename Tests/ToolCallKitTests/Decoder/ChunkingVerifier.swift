@@ -70,7 +70,11 @@ struct ChunkingVerifier {
         var ended = false
         for e in events {
             #expect(!ended, "[\(label)] event after end", sourceLocation: sourceLocation)
-            if let r = e.rawBytes { raw += r }
+            if let r = e.rawBytes {
+                // An event that accounts for input accounts for at least one byte.
+                #expect(!r.isEmpty, "[\(label)] an event with empty raw bytes: \(e)", sourceLocation: sourceLocation)
+                raw += r
+            }
             switch e {
             case .text(let t):
                 do {
