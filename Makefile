@@ -51,7 +51,7 @@ define link_lib
 	@mkdir -p $(dir $(2))
 	@set -o pipefail; $(SWIFTC) -emit-library -static-stdlib -o $(2) \
 	  @$(1)/toolcallkit.product/Objects.LinkFileList -lpcre2-8 -l_FoundationCollections -l_FoundationCShims \
-	  -Xlinker --gc-sections -Xlinker --no-undefined -Xlinker --strip-debug \
+	  -Xlinker --gc-sections -Xlinker --no-undefined -Xlinker --strip-all \
 	  -Xlinker --version-script=Sources/ToolCallKitC/toolcallkit.map 2>&1 \
 	  | { grep -v -e "use of \`mktemp' is dangerous" || true; }
 endef
