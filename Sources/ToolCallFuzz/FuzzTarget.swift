@@ -37,8 +37,8 @@ struct FuzzCase {
         options = ToolCallDecoder.Options(
             rawSpans: true, idSeed: 11,
             reasoning: flags & 2 != 0, reasoningOpen: flags & 16 != 0)
-        if flags & 4 != 0 { options.maxCallBytes = 64 + Int(header[2]) * 4 }
-        if flags & 8 != 0 { options.maxDepth = 1 + Int(header[3] % 16) }
+        if flags & 4 != 0 { options.maxCallBytes = (try? Limit(64 + Int(header[2]) * 4)) ?? .unlimited }
+        if flags & 8 != 0 { options.maxDepth = (try? Limit(1 + Int(header[3] % 16))) ?? .unlimited }
         split = (Int(header[2]) << 8 | Int(header[3])) % (payload.count + 1)
         chunk = 1 + Int(flags >> 5)
     }
@@ -64,7 +64,8 @@ enum Normalized: Equatable, CustomStringConvertible {
     case start(index: Int, id: String, name: String)
     /// Deltas as bytes: a fragment's bytes, not only its repaired text, must agree.
     case call(index: Int, id: String, name: String, deltas: [UInt8], arguments: JSONValue)
-    case rejected(reason: String, index: Int?, id: String?, name: String?, raw: [UInt8])
+    /// A rejected call's deltas (those of its valid prefix) must agree across chunkings too.
+    case rejected(reason: String, index: Int?, id: String?, name: String?, deltas: [UInt8]?, raw: [UInt8])
     case markup([UInt8])
     case end(calls: Int, rejected: Int, bytes: Int)
 
@@ -75,7 +76,7 @@ enum Normalized: Equatable, CustomStringConvertible {
         case .reasoning(let t): return "reasoning(\(t.debugDescription))"
         case .start(let i, let id, let n): return "start(\(i), \(id), \(n))"
         case .call(let i, let id, let n, let d, let a): return "call(\(i), \(id), \(n), deltas \(show(d)), \(a.jsonText))"
-        case .rejected(let r, let i, _, let n, let raw):
+        case .rejected(let r, let i, _, let n, _, let raw):
             return "rejected(\(r), \(i.map(String.init) ?? "-"), \(n ?? "-"), \(show(raw)))"
         case .markup(let raw): return "markup(\(show(raw)))"
         case .end(let c, let r, let b): return "end(\(c), \(r), \(b))"
@@ -97,7 +98,7 @@ func run(_ c: FuzzCase, cuts: [Int]) -> [Normalized] {
     var out: [Normalized] = []
     var raw: [UInt8] = []
     raw.reserveCapacity(c.payload.count)
-    var open: [Int: (id: String, name: String, deltas: [UInt8])] = [:]
+    var open: [Int: (id: String, name: String, deltas: [UInt8], client: String)] = [:]
     var nextIndex = 0
     var accepted = 0
     var rejected = 0
@@ -119,12 +120,14 @@ func run(_ c: FuzzCase, cuts: [Int]) -> [Normalized] {
             check(index == nextIndex, "start index \(index), expected \(nextIndex)")
             if let tools = c.tools { check(tools.declares(name), "an undeclared name was started") }
             nextIndex += 1
-            open[index] = (id, name, [])
+            open[index] = (id, name, [], "")
             out.append(.start(index: index, id: id, name: name))
         case .toolCallDelta(let index, let fragment):
             check(open[index] != nil, "a delta for call \(index), which is not open")
             check(!fragment.isEmpty, "an empty delta")
             open[index]!.deltas += fragment.utf8
+            // What a client receives: each fragment repaired on its own, as the encoders do.
+            open[index]!.client += fragment.string
         case .toolCall(let call):
             accepted += 1
             guard let o = open.removeValue(forKey: call.index) else {
@@ -132,18 +135,23 @@ func run(_ c: FuzzCase, cuts: [Int]) -> [Normalized] {
             }
             check(o.id == call.id && o.name == call.name, "call \(call.index) changed its id or name")
             check(call.arguments.isObject, "arguments are not an object")
-            let parsed = try? JSONValue.parse(o.deltas, maxDepth: .max)
+            let problem = StrictJSON.problem(in: Array(o.client.utf8), maxDepth: .max)
+            check(problem == nil, "joined deltas are not strict JSON (\(problem ?? "")): \(o.client.debugDescription)")
+            let parsed = try? JSONValue.parse(Array(o.client.utf8), maxDepth: .max)
             check(
                 parsed == call.arguments,
                 "deltas \(String(decoding: o.deltas, as: UTF8.self).debugDescription) do not parse to the arguments \(call.arguments.jsonText)")
             out.append(.call(index: call.index, id: call.id, name: call.name, deltas: o.deltas, arguments: call.arguments))
         case .rejected(let r):
             rejected += 1
+            var deltas: [UInt8]? = nil
             if let index = r.index {
-                check(open.removeValue(forKey: index) != nil, "a rejection for call \(index), which is not open")
+                let o = open.removeValue(forKey: index)
+                check(o != nil, "a rejection for call \(index), which is not open")
+                deltas = o?.deltas
             }
             if r.reason == .undeclaredTool { check(r.index == nil, "an undeclared tool was started") }
-            out.append(.rejected(reason: r.reason.rawValue, index: r.index, id: r.id, name: r.name, raw: r.raw))
+            out.append(.rejected(reason: r.reason.rawValue, index: r.index, id: r.id, name: r.name, deltas: deltas, raw: r.raw))
         case .markup(let r):
             if case .markup(let prev)? = out.last { out[out.count - 1] = .markup(prev + r) } else { out.append(.markup(r)) }
         case .end(let calls, let rejectedCount, let bytes):
@@ -220,7 +228,7 @@ func writeFixture(_ c: FuzzCase, _ events: [Normalized], to prefix: String) {
         case .reasoning(let t): expected.append(.object([("type", .string("reasoning")), ("text", .string(String(decoding: t, as: UTF8.self)))]))
         case .call(_, _, let name, _, let arguments):
             expected.append(.object([("type", .string("tool_call")), ("name", .string(name)), ("arguments", arguments)]))
-        case .rejected(let reason, _, _, let name, _):
+        case .rejected(let reason, _, _, let name, _, _):
             var fields: [(key: String, value: JSONValue)] = [("type", .string("rejected")), ("reason", .string(reason))]
             if let name { fields.append(("name", .string(name))) }
             expected.append(.object(fields))

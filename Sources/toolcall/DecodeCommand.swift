@@ -52,7 +52,7 @@ struct DecodeCommand {
         var decoderOptions = ToolCallDecoder.Options(
             rawSpans: options.raw, idSeed: options.idSeed,
             reasoning: options.reasoning, reasoningOpen: options.reasoningOpen, validate: options.validate)
-        if let cap = options.maxCallBytes { decoderOptions.maxCallBytes = cap }
+        if let cap = options.maxCallBytes { decoderOptions.maxCallBytes = (try? Limit(cap)) ?? .unlimited }
         var decoder = ToolCallDecoder(format: format, tools: tools, options: decoderOptions)
         var writer = EventWriter(options: options)
 

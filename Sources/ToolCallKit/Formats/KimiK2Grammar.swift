@@ -209,15 +209,18 @@ struct KimiK2Grammar: CallGrammar {
                         }
                         // Named by its arguments: started now, its arguments in one delta.
                         actions.append(.start(name: fits[0].name, id: id))
-                        actions.append(.delta(EventText(w.slice(streamer.from..<end))))
+                        actions.append(.delta(RawDeltaStreamer.wholeText(w, streamer.from..<end)))
                     } else {
                         streamer.flush(w, upTo: end, final: true, actions: &actions)
                     }
                     state = .afterArgs(value, end: end)
                 case .error(let m, let at):
+                    // The deltas of the valid prefix, however the input was chunked.
+                    if pendingID == nil { streamer.flush(w, upTo: at, final: false, actions: &actions) }
                     pos = at
                     state = .badCall(detail: m)
                 case .tooDeep(let at):
+                    if pendingID == nil { streamer.flush(w, upTo: at, final: false, actions: &actions) }
                     actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
                     return .skip
                 }

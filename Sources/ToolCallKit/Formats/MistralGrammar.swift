@@ -132,9 +132,12 @@ struct MistralGrammar: CallGrammar {
                     actions.append(.accept(arguments: value, end: end))
                     return .finished(at: end)
                 case .error(let m, let at):
+                    // The deltas of the valid prefix, however the input was chunked.
+                    streamer.flush(w, upTo: at, final: false, actions: &actions)
                     pos = at
                     state = .malformed(detail: m)
                 case .tooDeep(let at):
+                    streamer.flush(w, upTo: at, final: false, actions: &actions)
                     actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
                     return .skip
                 }

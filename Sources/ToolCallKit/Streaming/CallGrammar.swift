@@ -104,8 +104,9 @@ struct PassThrough: Sendable {
         self.requiresValidUTF8 = requiresValidUTF8
     }
 
-    /// Inside a JSON string: everything up to a quote or a backslash is forwarded as written.
-    static let jsonString = PassThrough(stops: [0x22, 0x5C], requiresValidUTF8: false)
+    /// Inside a JSON string: everything up to a quote, a backslash or a raw control byte (which
+    /// a delta sends escaped) is forwarded as written.
+    static let jsonString = PassThrough(stops: Array(0..<0x20) + [0x22, 0x5C], requiresValidUTF8: false)
 
     /// Inside a text value that streams as a JSON string: bytes that need no JSON escaping
     /// (no control character, quote or backslash) and cannot begin one of `tags`.

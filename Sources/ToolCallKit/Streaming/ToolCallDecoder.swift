@@ -17,39 +17,55 @@
 public struct ToolCallDecoder: Sendable {
     /// Settings for one decoder.
     public struct Options: Sendable {
-        /// Attach `raw` bytes to every event that accounts for input (DESIGN.md §3).
+        /// Attach `raw` bytes to every event that accounts for input (see the event contract).
         public var rawSpans: Bool = false
         /// Seed for call ids; with a seed the output is reproducible.
         public var idSeed: UInt64? = nil
-        /// The largest call, in bytes, before it is rejected as `too_large`.
-        public var maxCallBytes: Int = 16 << 20
-        /// The deepest nesting a value parser accepts.
-        public var maxDepth: Int = 512
+        /// The largest call, in bytes, before it is rejected as `too_large` (default 16 MiB).
+        public var maxCallBytes: Limit = .defaultCallBytes
+        /// The deepest nesting a value parser accepts (default 512).
+        public var maxDepth: Limit = .defaultDepth
         /// Separate reasoning blocks (`<think>…</think>` and the family's markers) into
-        /// `reasoning` events; off, they are plain text.
-        public var reasoning: Bool = false
+        /// `reasoning` events; off, they are plain text. Always on while ``reasoningOpen`` is.
+        public var reasoning: Bool {
+            get { reasoningSeparation || reasoningOpen }
+            set { reasoningSeparation = newValue }
+        }
+        private var reasoningSeparation = false
         /// Start the stream inside a reasoning block (prompts that end with `<think>`);
-        /// implies ``reasoning``.
+        /// implies ``reasoning`` however it is set.
         public var reasoningOpen: Bool = false
         /// Check each accepted call's arguments against its tool's schema (with `tools` given):
         /// a call that breaks it becomes a `rejected` event (`invalid_arguments`) whose
         /// `detail` lists every ``SchemaValidator/Violation``, one per line.
         public var validate: Bool = false
+        /// Emit a call only once it is accepted: its `tool_call_start`, one `tool_call_delta`
+        /// holding all its arguments and its `tool_call` come together, and a call that is
+        /// rejected emits no start at all. Text and reasoning still stream. For servers whose
+        /// clients must never see part of a call that is then rejected (with ``validate``, or
+        /// tools that change state).
+        public var wholeCalls: Bool = false
 
         public init(
-            rawSpans: Bool = false, idSeed: UInt64? = nil, maxCallBytes: Int = 16 << 20,
-            maxDepth: Int = 512, reasoning: Bool = false, reasoningOpen: Bool = false,
-            validate: Bool = false
+            rawSpans: Bool = false, idSeed: UInt64? = nil, maxCallBytes: Limit = .defaultCallBytes,
+            maxDepth: Limit = .defaultDepth, reasoning: Bool = false, reasoningOpen: Bool = false,
+            validate: Bool = false, wholeCalls: Bool = false
         ) {
             self.rawSpans = rawSpans
             self.idSeed = idSeed
             self.maxCallBytes = maxCallBytes
             self.maxDepth = maxDepth
-            self.reasoning = reasoning || reasoningOpen
+            self.reasoningSeparation = reasoning
             self.reasoningOpen = reasoningOpen
             self.validate = validate
+            self.wholeCalls = wholeCalls
         }
     }
+
+    /// The deepest nesting any value reader accepts, whatever ``Options/maxDepth`` says: deeper
+    /// values would exhaust a thread's stack in the recursive steps that build, compare and
+    /// print them.
+    public static let deepestNesting = 10_000
 
     /// The largest piece of a skipped oversized call reported in one rejection.
     static let skipPieceBytes = 64 << 10
@@ -80,6 +96,8 @@ public struct ToolCallDecoder: Sendable {
     public let format: ToolCallFormat
     public let tools: ToolSet?
     public let options: Options
+    /// ``Options/maxCallBytes`` as a count (unlimited: a number no call reaches).
+    private let callCap: Int
 
     private var grammar: any CallGrammar
     /// The markers that can match before any visible text (all whose condition can hold), and
@@ -123,6 +141,9 @@ public struct ToolCallDecoder: Sendable {
     /// The run the grammar offered after its last step, if any; the bytes from `passFrom` to
     /// `passEnd` were forwarded by ``forward(_:_:into:)`` and are not yet taken by the grammar.
     private var passRun: PassThrough?
+    /// With ``Options/wholeCalls``: the arguments text of the call being read, emitted in one
+    /// delta when the call is accepted.
+    private var heldArguments: [UInt8] = []
     private var passFrom = 0
     private var passEnd = 0
 
@@ -140,8 +161,9 @@ public struct ToolCallDecoder: Sendable {
         self.format = format
         self.tools = tools
         self.options = options
+        self.callCap = options.maxCallBytes.count
         self.validation = options.validate ? tools?.compilingValidatorsLeniently() : nil
-        self.context = GrammarContext(format: format, tools: tools, maxDepth: options.maxDepth)
+        self.context = GrammarContext(format: format, tools: tools, maxDepth: min(options.maxDepth.count, Self.deepestNesting))
         self.grammar = GrammarFactory.make(format, context: context)
         var markers = grammar.markers
         let syntax = ReasoningSyntax.of(format)
@@ -203,6 +225,14 @@ public struct ToolCallDecoder: Sendable {
     public mutating func feed(_ chunk: some Collection<UInt8>) -> [ToolCallEvent] { feed(ArraySlice(chunk)) }
 
     /// Consumes the next chunk and appends its events to `out`.
+    public mutating func feed(_ chunk: [UInt8], into out: inout [ToolCallEvent]) { feed(chunk[...], into: &out) }
+
+    /// Consumes the next chunk (any collection of bytes) and appends its events to `out`.
+    public mutating func feed(_ chunk: some Collection<UInt8>, into out: inout [ToolCallEvent]) {
+        feed(ArraySlice(chunk), into: &out)
+    }
+
+    /// Consumes the next chunk and appends its events to `out`.
     ///
     /// The allocation-free form for servers: reuse one array across chunks
     /// (`out.removeAll(keepingCapacity: true)` after handling it).
@@ -211,8 +241,8 @@ public struct ToolCallDecoder: Sendable {
     ///   - chunk: the bytes, in any chunking.
     ///   - out: where the events these bytes completed are appended, in source order.
     public mutating func feed(_ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) {
-        precondition(!isFinished, "feed(_:) after finish()")
-        guard !chunk.isEmpty else { return }
+        // After finish() the stream is over: a late chunk is ignored (documented, no trap).
+        guard !chunk.isEmpty, !isFinished else { return }
         // Plain text with nothing held back but an unfinished character, and no byte that could
         // begin a marker: the chunk is text, and the window is never touched.
         if case .text = mode, sawVisibleText, cut == window.received, window.storage.isEmpty,
@@ -238,7 +268,7 @@ public struct ToolCallDecoder: Sendable {
     @inline(__always)
     private mutating func forward(_ run: PassThrough, _ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) -> Bool {
         let end = window.received
-        guard end <= cut &+ options.maxCallBytes, run.admits(chunk) else { return false }
+        guard end <= cut &+ callCap, run.admits(chunk) else { return false }
         let from = passEnd
         let tail = UTF8Boundary.unfinishedTail(count: end &- from) { [window] k in window[from &+ k] }
         let emitEnd = end &- tail
@@ -246,7 +276,11 @@ public struct ToolCallDecoder: Sendable {
         let piece = window.slice(from..<emitEnd)
         if run.requiresValidUTF8 && !UTF8Boundary.isValid(piece) { return false }
         if case .started(let index, _, _) = current {
-            out.append(.toolCallDelta(index: index, arguments: EventText(piece)))
+            if options.wholeCalls {
+                heldArguments.append(contentsOf: piece)
+            } else {
+                out.append(.toolCallDelta(index: index, arguments: EventText(piece)))
+            }
         }
         passEnd = emitEnd
         return true
@@ -316,7 +350,7 @@ public struct ToolCallDecoder: Sendable {
         switch mode {
         case .frame:
             actions.removeAll(keepingCapacity: true)
-            window.limit = cut + options.maxCallBytes
+            window.limit = cut + callCap
             grammar.finish(window, context: context, actions: &actions)
             window.limit = .max
             apply()
@@ -344,7 +378,10 @@ public struct ToolCallDecoder: Sendable {
         return seen
     }
 
-    private var isFinished: Bool {
+    /// Whether ``finish()`` has run. After it, ``feed(_:)`` is a no-op that returns no events
+    /// and ``finish()`` returns none again: a server that feeds a late chunk loses nothing it
+    /// had not already ended.
+    public var isFinished: Bool {
         if case .finished = mode { return true }
         return false
     }
@@ -372,7 +409,7 @@ public struct ToolCallDecoder: Sendable {
                 actions.removeAll(keepingCapacity: true)
                 // The grammar sees at most the cap's worth of the current call.
                 let callStart = cut
-                let limit = cut + options.maxCallBytes
+                let limit = cut + callCap
                 window.limit = limit
                 let step = grammar.advance(window, context: context, actions: &actions)
                 window.limit = .max
@@ -537,6 +574,11 @@ public struct ToolCallDecoder: Sendable {
             case .start(let name, let proposedID):
                 if let tools, !tools.declares(name) {
                     current = .undeclared(name: name)
+                } else if options.wholeCalls {
+                    // Announced only once accepted; the index is taken then, so the indexes a
+                    // client sees have no gaps.
+                    current = .started(index: -1, id: ids.id(for: format, proposed: proposedID), name: name)
+                    heldArguments.removeAll(keepingCapacity: false)
                 } else {
                     let id = ids.id(for: format, proposed: proposedID)
                     current = .started(index: nextIndex, id: id, name: name)
@@ -545,7 +587,11 @@ public struct ToolCallDecoder: Sendable {
                 }
             case .delta(let fragment):
                 if case .started(let index, _, _) = current, !fragment.isEmpty {
-                    events.append(.toolCallDelta(index: index, arguments: fragment))
+                    if options.wholeCalls {
+                        heldArguments.append(contentsOf: fragment.utf8)
+                    } else {
+                        events.append(.toolCallDelta(index: index, arguments: fragment))
+                    }
                 }
             case .accept(let arguments, let end):
                 accept(arguments, end: end)
@@ -574,7 +620,7 @@ public struct ToolCallDecoder: Sendable {
                     RejectedToolCall(
                         reason: .undeclaredTool, format: format, raw: raw,
                         detail: "\"\(name)\" is not a declared tool", name: name)))
-        case .started(let index, let id, let name):
+        case .started(var index, let id, let name):
             if let failure = validation?.validationFailure(name: name, arguments: arguments) {
                 reject(.invalidArguments, detail: failure, end: end)
                 return
@@ -583,6 +629,13 @@ public struct ToolCallDecoder: Sendable {
             let raw = window.bytes(cut..<end)
             cut = end
             accepted += 1
+            if options.wholeCalls {
+                index = nextIndex
+                nextIndex += 1
+                events.append(.toolCallStart(index: index, id: id, name: name))
+                events.append(.toolCallDelta(index: index, arguments: EventText(utf8: heldArguments)))
+                heldArguments = []
+            }
             events.append(
                 .toolCall(
                     ToolCall(
@@ -600,9 +653,15 @@ public struct ToolCallDecoder: Sendable {
         case .none: break
         case .undeclared(let name): r.name = name
         case .started(let index, let id, let name):
-            r.index = index
-            r.id = id
             r.name = name
+            if !options.wholeCalls {
+                // A call announced with tool_call_start ends with its index and id; with whole
+                // calls it was never announced, so the rejection names only the tool.
+                r.index = index
+                r.id = id
+            } else {
+                heldArguments = []
+            }
         }
         current = .none
         events.append(.rejected(r))
@@ -622,7 +681,7 @@ public struct ToolCallDecoder: Sendable {
 
     private mutating func rejectOversized() {
         // Exactly the allowance, so the rejection is the same however the input was chunked.
-        reject(.tooLarge, detail: "the call is larger than \(options.maxCallBytes) bytes", end: cut + options.maxCallBytes)
+        reject(.tooLarge, detail: "the call is larger than \(callCap) bytes", end: cut + callCap)
         mode = .skipping(grammar.skipRule)
     }
 

@@ -2,34 +2,174 @@
 
 /// Emits the bytes of a JSON value as `delta` actions while they arrive, never splitting a
 /// UTF-8 sequence. The bytes are the model's own JSON text, so the deltas concatenate to JSON
-/// that equals the final arguments.
+/// that equals the final arguments, with two repairs that make that text strict JSON (what a
+/// client's `json.loads` or `JSON.parse` accepts) and keep it equal to the arguments the
+/// lenient reader built:
+///
+/// - a raw control byte inside a string (models write raw newlines and tabs) is sent escaped:
+///   `\n`, `\t`, `\r`, `\b`, `\f` or `\u00XX`;
+/// - a lone UTF-16 surrogate escape (`\ud83d` not followed by its low half, or a low half
+///   alone) is sent as `\ufffd`, the character the reader puts in the arguments for it.
+///
+/// What is emitted after any prefix of the value depends on that prefix alone, never on how it
+/// was chunked: an escape is emitted only once it is complete, and a high surrogate escape only
+/// once the bytes after it show whether its low half follows (at most 12 bytes are held).
 struct RawDeltaStreamer: Sendable {
     /// The next byte to emit.
     private(set) var from: Int
+    /// Whether `from` is inside a string of the JSON text.
+    private var inString = false
 
     init(from: Int) { self.from = from }
 
     /// The run the decoder may forward while `reader` streams these bytes: inside a string,
     /// with everything up to `end` read (`pos`) and emitted.
     func passThrough(_ reader: JSONReader, pos: Int, at end: Int) -> PassThrough? {
-        guard pos == end, from == end, reader.isInString else { return nil }
+        guard pos == end, from == end, inString, reader.isInString else { return nil }
         return .jsonString
     }
 
     /// Takes `count` string bytes the decoder forwarded as deltas: `reader` reads them, and
-    /// they are not emitted again.
+    /// they are not emitted again. (Forwarded bytes are plain string bytes: no quote,
+    /// backslash or control byte, so the string is still open after them.)
     mutating func takeForwarded(_ count: Int, _ w: ByteWindow, reader: inout JSONReader, pos: inout Int) {
         reader.takeStringRun(w, from: &pos, count: count)
         from = pos
     }
 
-    /// Emits `[from, upTo)`, holding back an unfinished UTF-8 sequence unless `final`.
+    /// Emits `[from, upTo)`, holding back an unfinished UTF-8 sequence or escape unless `final`.
     mutating func flush(_ w: ByteWindow, upTo: Int, final: Bool, actions: inout [GrammarAction]) {
         guard upTo > from else { return }
         let end = final ? upTo : UTF8Boundary.safeEnd(w, start: from, end: upTo)
         guard end > from else { return }
-        actions.append(.delta(EventText(w.slice(from..<end))))
-        from = end
+        if let text = take(w, end: end, final: final) { actions.append(.delta(text)) }
+    }
+
+    /// The whole JSON text `range` as one delta, repaired as the streamed form would be.
+    static func wholeText(_ w: ByteWindow, _ range: Range<Int>) -> EventText {
+        var s = RawDeltaStreamer(from: range.lowerBound)
+        return s.take(w, end: range.upperBound, final: true) ?? EventText(utf8: [])
+    }
+
+    /// Scans `[from, end)`, advancing `from` to where emission stops; returns the text to emit.
+    private mutating func take(_ w: ByteWindow, end: Int, final: Bool) -> EventText? {
+        var out: [UInt8] = []
+        var repaired = false
+        var copied = from  // bytes [copied, i) are verbatim and not yet in `out`
+        var i = from
+        var inString = self.inString
+        func replace(_ count: Int, with bytes: [UInt8]) {
+            if !repaired {
+                repaired = true
+                out.reserveCapacity(end - from + 8)
+            }
+            out.append(contentsOf: w.slice(copied..<i))
+            out.append(contentsOf: bytes)
+            i += count
+            copied = i
+        }
+        scan: while i < end {
+            let b = w[i]
+            if !inString {
+                if b == 0x22 { inString = true }
+                i += 1
+                continue
+            }
+            if b == 0x22 {
+                inString = false
+                i += 1
+            } else if b < 0x20 {
+                replace(1, with: Self.escape(controlByte: b))
+            } else if b != 0x5C {
+                i += 1
+            } else {
+                // An escape: emitted only whole, and a surrogate only once it is settled.
+                guard i + 1 < end else {
+                    if final { i = end }
+                    break scan
+                }
+                guard w[i + 1] == UInt8(ascii: "u") else {
+                    i += 2
+                    continue
+                }
+                guard i + 6 <= end else {
+                    if final { i = end }
+                    break scan
+                }
+                guard let unit = Self.hex4(w, at: i + 2) else {
+                    i += 2  // not an escape the reader accepts; it reports the error
+                    continue
+                }
+                if unit >= 0xDC00 && unit < 0xE000 {
+                    replace(6, with: Self.replacementEscape)
+                } else if unit >= 0xD800 && unit < 0xDC00 {
+                    switch Self.lowHalf(w, at: i + 6, end: end) {
+                    case .some(true): i += 12
+                    case .some(false): replace(6, with: Self.replacementEscape)
+                    case .none:
+                        if final {
+                            replace(6, with: Self.replacementEscape)
+                        } else {
+                            break scan
+                        }
+                    }
+                } else {
+                    i += 6
+                }
+            }
+        }
+        guard i > from else { return nil }
+        let text: EventText
+        if repaired {
+            out.append(contentsOf: w.slice(copied..<i))
+            text = EventText(utf8: out)
+        } else {
+            text = EventText(w.slice(from..<i))
+        }
+        from = i
+        self.inString = inString
+        return text
+    }
+
+    private static let replacementEscape = Array("\\ufffd".utf8)
+
+    /// The JSON escape for a control byte.
+    static func escape(controlByte b: UInt8) -> [UInt8] {
+        switch b {
+        case 0x0A: return Array("\\n".utf8)
+        case 0x09: return Array("\\t".utf8)
+        case 0x0D: return Array("\\r".utf8)
+        case 0x08: return Array("\\b".utf8)
+        case 0x0C: return Array("\\f".utf8)
+        default:
+            let digits = Array("0123456789abcdef".utf8)
+            return Array("\\u00".utf8) + [digits[Int(b >> 4)], digits[Int(b & 15)]]
+        }
+    }
+
+    private static func hex4(_ w: ByteWindow, at p: Int) -> UInt32? {
+        var v: UInt32 = 0
+        for k in 0..<4 {
+            guard let h = JSONReader.hexValue(w[p + k]) else { return nil }
+            v = v << 4 | UInt32(h)
+        }
+        return v
+    }
+
+    /// Whether the bytes at `p` are a low surrogate escape: true, false, or nil while the bytes
+    /// before `end` cannot tell yet.
+    private static func lowHalf(_ w: ByteWindow, at p: Int, end: Int) -> Bool? {
+        // `\u`, then `d`, then one of `c`...`f`, then two hex digits (DC00...DFFF).
+        let pattern: [(UInt8) -> Bool] = [
+            { $0 == 0x5C }, { $0 == UInt8(ascii: "u") }, { $0 == UInt8(ascii: "d") || $0 == UInt8(ascii: "D") },
+            { (0x63...0x66).contains($0) || (0x43...0x46).contains($0) },
+            { JSONReader.hexValue($0) != nil }, { JSONReader.hexValue($0) != nil },
+        ]
+        for k in 0..<6 {
+            guard p + k < end else { return nil }
+            if !pattern[k](w[p + k]) { return false }
+        }
+        return true
     }
 }
 
@@ -124,8 +264,11 @@ struct CallObjectReader: Sendable {
                 streamer?.flush(w, upTo: pos, final: false, actions: &actions)
                 return .needMore
             case .error(let m, let at):
+                // The deltas of the valid prefix, however the input was chunked.
+                streamer?.flush(w, upTo: at, final: false, actions: &actions)
                 return .error(m, at: at)
             case .tooDeep(let at):
+                streamer?.flush(w, upTo: at, final: false, actions: &actions)
                 return .tooDeep(at: at)
             case .valueStart(let depth, let key, let at):
                 if depth == 1 && key == "function" && w[at] == UInt8(ascii: "{") && name == nil {
@@ -177,7 +320,7 @@ struct CallObjectReader: Sendable {
                          actions: inout [GrammarAction]) {
         actions.append(.start(name: name, id: call.id))
         if let s = argsStart, let e = argsEnd, w[s] == UInt8(ascii: "{") {
-            actions.append(.delta(EventText(w.slice(s..<e))))
+            actions.append(.delta(RawDeltaStreamer.wholeText(w, s..<e)))
         } else {
             actions.append(.delta(EventText(arguments.jsonText)))
         }

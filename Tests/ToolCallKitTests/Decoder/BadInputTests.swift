@@ -69,7 +69,7 @@ struct BadInputTests {
     func sizeCap(format: ToolCallFormat) {
         let big = WireCall.call(format, "f", "s", WireCall.string(format, String(repeating: "x", count: 300_000)))
         let input = Array(("a " + big + " b " + WireCall.next(format) + " c").utf8)
-        let options = ToolCallDecoder.Options(rawSpans: true, idSeed: 1, maxCallBytes: 1000)
+        let options = ToolCallDecoder.Options(rawSpans: true, idSeed: 1, maxCallBytes: try! Limit(1000))
         let whole = Self.normalized(format, input, options: options)
         let chunked = Self.normalized(format, input, options: options, chunk: 4093)
         #expect(whole == chunked)
@@ -83,9 +83,9 @@ struct BadInputTests {
     @Test("a call as large as the size cap is accepted, the same call under half the cap is too_large", arguments: formats)
     func sizeCapBoundary(format: ToolCallFormat) {
         let call = Array(WireCall.call(format, "f", "s", WireCall.string(format, "hello")).utf8)
-        let fits = Self.normalized(format, call, options: .init(rawSpans: true, idSeed: 1, maxCallBytes: call.count), chunk: 1)
+        let fits = Self.normalized(format, call, options: .init(rawSpans: true, idSeed: 1, maxCallBytes: try! Limit(call.count)), chunk: 1)
         #expect(Self.accepted(fits) == ["f"], "\(fits)")
-        let over = Self.normalized(format, call, options: .init(rawSpans: true, idSeed: 1, maxCallBytes: call.count / 2), chunk: 3)
+        let over = Self.normalized(format, call, options: .init(rawSpans: true, idSeed: 1, maxCallBytes: try! Limit(call.count / 2)), chunk: 3)
         #expect(Self.accepted(over).isEmpty)
         #expect(Self.tooLarge(over).first?.count == call.count / 2)
     }
@@ -113,7 +113,7 @@ struct BadInputTests {
 
     @Test("the depth cap: a value within it is accepted, the same value past it is too_large", arguments: formats)
     func depthCapBoundary(format: ToolCallFormat) {
-        let options = { (d: Int) in ToolCallDecoder.Options(rawSpans: true, idSeed: 1, maxDepth: d) }
+        let options = { (d: Int) in ToolCallDecoder.Options(rawSpans: true, idSeed: 1, maxDepth: try! Limit(d)) }
         // The arguments object is one level; the value adds three.
         let input = Array(WireCall.call(format, "f", "a", Self.nested(format, depth: 3, closed: true)).utf8)
         let fits = Self.normalized(format, input, options: options(8), chunk: 1)
@@ -176,7 +176,7 @@ struct BadInputTests {
                 for _ in 0..<rng.below(40) { input += pieces[rng.below(pieces.count)] }
             }
             var verifier = ChunkingVerifier(format: format, tools: round % 2 == 0 ? nil : tools)
-            verifier.options.maxDepth = 1 + rng.below(6)
+            verifier.options.maxDepth = try! Limit(1 + rng.below(6))
             verifier.options.reasoning = round % 4 == 1
             verifier.verify(input, everySplit: input.count <= 256)
         }

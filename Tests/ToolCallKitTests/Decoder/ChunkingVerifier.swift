@@ -63,7 +63,7 @@ struct ChunkingVerifier {
                    sourceLocation: SourceLocation = #_sourceLocation) -> [Normalized] {
         var out: [Normalized] = []
         var raw: [UInt8] = []
-        var open: [Int: (id: String, name: String, deltas: [UInt8])] = [:]
+        var open: [Int: (id: String, name: String, deltas: [UInt8], client: String)] = [:]
         var nextIndex = 0
         var accepted = 0
         var rejected = 0
@@ -82,11 +82,14 @@ struct ChunkingVerifier {
             case .toolCallStart(let index, let id, let name):
                 #expect(index == nextIndex, "[\(label)] start index \(index), expected \(nextIndex)", sourceLocation: sourceLocation)
                 nextIndex = index + 1
-                open[index] = (id, name, [])
+                open[index] = (id, name, [], "")
                 out.append(.start(index: index, id: id, name: name))
             case .toolCallDelta(let index, let fragment):
                 #expect(open[index] != nil, "[\(label)] delta for a call that is not open: \(index)", sourceLocation: sourceLocation)
                 open[index]?.deltas += fragment.utf8
+                // What a client receives: each fragment on its own as a JSON string (invalid
+                // UTF-8 repaired per fragment, as the event encoders do).
+                open[index]?.client += fragment.string
             case .toolCall(let call):
                 accepted += 1
                 guard let o = open.removeValue(forKey: call.index) else {
@@ -94,17 +97,25 @@ struct ChunkingVerifier {
                     continue
                 }
                 #expect(o.id == call.id && o.name == call.name, "[\(label)] call \(call.index) changed id or name", sourceLocation: sourceLocation)
-                let parsed = try? JSONValue.parse(String(decoding: o.deltas, as: UTF8.self))
-                #expect(parsed == call.arguments, "[\(label)] deltas \(String(decoding: o.deltas, as: UTF8.self).debugDescription) != arguments \(call.arguments.jsonText)", sourceLocation: sourceLocation)
+                // The joined fragments are strict JSON text (a client's json.loads / JSON.parse
+                // accepts them) and equal the arguments.
+                let problem = StrictJSON.problem(in: Array(o.client.utf8))
+                #expect(problem == nil, "[\(label)] joined deltas are not strict JSON (\(problem ?? "")): \(o.client.debugDescription)", sourceLocation: sourceLocation)
+                let parsed = try? JSONValue.parse(o.client)
+                #expect(parsed == call.arguments, "[\(label)] deltas \(o.client.debugDescription) != arguments \(call.arguments.jsonText)", sourceLocation: sourceLocation)
                 #expect(call.arguments.isObject, "[\(label)] arguments not an object", sourceLocation: sourceLocation)
                 out.append(.arguments(index: call.index, json: o.deltas))
                 out.append(.call(index: call.index, id: call.id, name: call.name, arguments: call.arguments))
             case .rejected(let r):
                 rejected += 1
                 if let index = r.index {
-                    // What a rejected call streamed is not compared: a delta sent before the
-                    // error was seen cannot be taken back, and chunks decide when that is.
-                    #expect(open.removeValue(forKey: index) != nil, "[\(label)] rejection for call \(index) that is not open", sourceLocation: sourceLocation)
+                    // What a rejected call streamed is compared too: the deltas of its valid
+                    // prefix, the same however the input was split.
+                    if let o = open.removeValue(forKey: index) {
+                        out.append(.arguments(index: index, json: o.deltas))
+                    } else {
+                        Issue.record("[\(label)] rejection for call \(index) that is not open", sourceLocation: sourceLocation)
+                    }
                 }
                 out.append(.rejected(reason: r.reason.rawValue, index: r.index, name: r.name, raw: r.raw))
             case .markup(let r):

@@ -69,7 +69,7 @@ struct DecoderBehaviourTests {
         default: input = "<|python_tag|>{\"name\":\"f\",\"parameters\":{\"s\":\"\(body)\"}}<|python_tag|>{\"name\":\"g\",\"parameters\":{}}"
         }
         var verifier = ChunkingVerifier(format: format)
-        verifier.options.maxCallBytes = 1000
+        verifier.options.maxCallBytes = try! Limit(1000)
         let bytes = Array(input.utf8)
         let whole = verifier.normalize(verifier.decode(bytes, splits: []), input: bytes, label: "whole")
         let chunked = verifier.normalize(verifier.decode(bytes, splits: Array(stride(from: 0, to: bytes.count, by: 777))), input: bytes, label: "777")
@@ -91,7 +91,7 @@ struct DecoderBehaviourTests {
         let input = Array(WireCall.call(format, "f", "s", WireCall.string(format, value)).utf8)
         let cap = 1000
         for chunk in [1, 4, 64] {
-            let e = Self.events(format, input, options: .init(rawSpans: true, maxCallBytes: cap), chunk: chunk)
+            let e = Self.events(format, input, options: .init(rawSpans: true, maxCallBytes: try! Limit(cap)), chunk: chunk)
             var streamed = 0
             for event in e { if case .toolCallDelta(_, let d) = event { streamed += d.utf8Count } }
             #expect(streamed > 0, "\(format) chunk \(chunk): nothing streamed")

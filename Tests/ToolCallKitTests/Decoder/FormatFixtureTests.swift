@@ -63,8 +63,8 @@ struct FormatFixture: CustomTestStringConvertible, Sendable {
 
     var options: ToolCallDecoder.Options {
         var o = ToolCallDecoder.Options(rawSpans: true, idSeed: 7)
-        if let n = expected["options"]?["max_call_bytes"]?.doubleValue { o.maxCallBytes = Int(n) }
-        if let n = expected["options"]?["max_depth"]?.doubleValue { o.maxDepth = Int(n) }
+        if let n = expected["options"]?["max_call_bytes"]?.doubleValue { o.maxCallBytes = try! Limit(Int(n)) }
+        if let n = expected["options"]?["max_depth"]?.doubleValue { o.maxDepth = try! Limit(Int(n)) }
         if expected["options"]?["reasoning"] == .bool(true) { o.reasoning = true }
         if expected["options"]?["reasoning_open"] == .bool(true) {
             o.reasoning = true
