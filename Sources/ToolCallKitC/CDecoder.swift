@@ -67,11 +67,8 @@ import ToolCallKit
         }
         var options = ToolCallDecoder.Options(
             rawSpans: config.raw, idSeed: config.idSeed, reasoning: config.reasoning,
-            reasoningOpen: config.reasoningOpen, validate: config.validate)
+            reasoningOpen: config.reasoningOpen, validate: config.validate, wholeCalls: config.wholeCalls)
         if let cap = config.maxCallBytes { options.maxCallBytes = cap }
-        if config.wholeCalls {
-            throw .init(message: "whole_calls is not supported by this build of the library")
-        }
         let decoder = ToolCallDecoder(format: format, tools: tools, options: options)
         if let path = config.tokenizerPath {
             let tokenizer: Tokenizer

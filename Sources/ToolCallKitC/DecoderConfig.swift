@@ -25,7 +25,7 @@ struct DecoderConfig {
     var reasoningOpen = false
     var raw = false
     var idSeed: UInt64?
-    var maxCallBytes: Int?
+    var maxCallBytes: Limit?
     var tokenizer: String?
     var skipSpecial = false
     var openAI = false
@@ -85,10 +85,14 @@ struct DecoderConfig {
                 }
                 idSeed = n
             case "max_call_bytes":
-                guard case .number(let text) = value, let n = Int(text), n >= 1 else {
+                guard case .number(let text) = value, let n = Int(text) else {
                     throw Problem(message: "max_call_bytes must be a whole number of at least 1, not \(value.jsonText)")
                 }
-                maxCallBytes = n
+                do {
+                    maxCallBytes = try Limit(n)
+                } catch {
+                    throw Problem(message: "max_call_bytes must be a whole number of at least 1: \(error)")
+                }
             case "tokenizer": tokenizer = try Self.string(value, key)
             case "skip_special": skipSpecial = try Self.bool(value, key)
             case "output":

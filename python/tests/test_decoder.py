@@ -242,3 +242,20 @@ def test_decoders_on_many_threads_give_the_serial_results():
         t.join()
     assert all(r == expected for r in results)
     assert expected[-1] == {"type": "end", "tool_calls": 20, "rejected": 0, "bytes": len(text)}
+
+
+def test_whole_calls_emit_a_call_in_one_piece():
+    text = (
+        'a<tool_call>{"name": "f", "arguments": {"x": [1, 2, 3]}}</tool_call>'
+        'b<tool_call>{"name": "f", "arguments": {"x": </tool_call>c'
+    )
+    events = []
+    with toolcallkit.Decoder(format="json", whole_calls=True, id_seed=2) as d:
+        for i in range(0, len(text), 4):
+            events += d.feed(text[i : i + 4])
+        events += d.finish()
+    kinds = [e["type"] for e in events if e["type"] != "text"]
+    assert kinds == ["tool_call_start", "tool_call_delta", "tool_call", "rejected", "end"]
+    (delta,) = [e for e in events if e["type"] == "tool_call_delta"]
+    assert json.loads(delta["arguments"]) == {"x": [1, 2, 3]}
+    assert "index" not in next(e for e in events if e["type"] == "rejected")
