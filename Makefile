@@ -90,7 +90,7 @@ test-embed: $(VPY)
 test-python: $(VPY)
 	@$(VPY) -c "import pytest" 2>/dev/null || $(VPY) -m pip install -q pytest
 	TOOLCALLKIT_LIBRARY=$(CURDIR)/$(EMBED)/lib/libtoolcallkit.so TOOLCALL_BIN=$(CURDIR)/.build/debug/toolcall \
-	  PYTHONPATH=python/src $(VPY) -m pytest -q python/tests
+	  PYTHONPATH=python/src $(VPY) -m pytest -q -rs python/tests
 
 # vLLM and SGLang without their dependencies (torch, CUDA ...), plus the few pure-Python
 # packages their tool-parser modules import; torch itself is stubbed by the tests.
