@@ -92,12 +92,16 @@ test-python: $(VPY)
 	TOOLCALLKIT_LIBRARY=$(CURDIR)/$(EMBED)/lib/libtoolcallkit.so TOOLCALL_BIN=$(CURDIR)/.build/debug/toolcall \
 	  PYTHONPATH=python/src $(VPY) -m pytest -q -rs python/tests
 
-# vLLM and SGLang without their dependencies (torch, CUDA ...), plus the few pure-Python
-# packages their tool-parser modules import; torch itself is stubbed by the tests.
-ADAPTER_DEPS := pydantic openai partial-json-parser regex transformers orjson fastapi msgspec \
-  pybase64 cachetools jinja2 uvloop
+# vLLM and SGLang without their dependencies (torch, CUDA ...), plus the pure-Python packages
+# their tool-parser modules import on the way; torch and triton are stubbed by the tests
+# (python/tests/torch_stub.py). xgrammar too goes in without its dependencies (it would pull
+# torch and CUDA). About 1.5 GB, mostly the vLLM wheel: so `make test` only uses them when
+# they are already there.
+ADAPTER_DEPS := openai pydantic regex numpy cbor2 psutil pyzmq urllib3 transformers aiohttp \
+  requests openai-harmony fastapi pillow pybase64 cachetools prometheus_client msgspec \
+  cloudpickle uvloop py-cpuinfo partial-json-parser orjson ipython
 adapters-deps: $(VPY)
-	$(VPY) -m pip install -q --no-deps vllm sglang
+	$(VPY) -m pip install -q --no-deps vllm sglang xgrammar
 	$(VPY) -m pip install -q $(ADAPTER_DEPS) pytest
 
 test-adapters: adapters-deps
