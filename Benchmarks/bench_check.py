@@ -21,6 +21,15 @@ SIZE = 100_000
 FORMATS = ["json", "lfm2", "xml_function", "glm4", "gemma", "gemma4", "kimi_k2", "minimax_m2", "mistral", "llama3"]
 # (workload, chunk) pairs measured for every format.
 CASES = [("prose", 65536), ("prose", 4), ("agentic", 4096), ("long-argument", 4)]
+# Shapes that were super-linear once, measured on a representative of each family (a JSON
+# payload, tagged functions, Gemma values) to keep the run short: escape-heavy arguments printed
+# as JSON lines, calls with thousands of parameters, floods of near-miss markers, and a list of
+# small values (whose peak heap per input byte is guarded too).
+EXTRA = [(w, f, c) for f in ["json", "xml_function"]
+         for (w, c) in [("escaped-argument", 64), ("many-parameters", 4096), ("near-miss", 64), ("small-values", 4096)]] + [
+    ("near-miss", "gemma4", 64), ("escaped-argument", "gemma4", 4096), ("near-miss", "kimi_k2", 64)]
+# Workloads whose peak heap (dhat's t-gmax) per input byte is measured and checked.
+PEAK = {"small-values"}
 
 
 def run(cmd):
@@ -41,32 +50,37 @@ def ir(bench, w, f, c, repeat):
     return int(re.search(r"refs:\s+([\d,]+)", p.stderr).group(1).replace(",", ""))
 
 
-def dhat(cmd):
+def dhat(cmd, peak=False):
     p = run(["valgrind", "--tool=dhat", "--dhat-out-file=/dev/null"] + cmd)
+    if peak:
+        m = re.search(r"At t-gmax:\s+([\d,]+) bytes", p.stderr)
+        return int(m.group(1).replace(",", ""))
     m = re.search(r"Total:\s+([\d,]+) bytes in ([\d,]+) blocks", p.stderr)
     return int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))
 
 
 def measure(bench, only):
     out = {}
-    for f in FORMATS:
-        for w, c in CASES:
-            key = f"{w}/{f}/{c}"
-            if only and only not in key:
-                continue
-            info = bench_json(bench, w, f, c, 1)
-            n, events = info["bytes"], info["events"]
-            i1, i3 = ir(bench, w, f, c, 1), ir(bench, w, f, c, 3)
-            base = [bench, "--workload", w, "--format", f, "--chunk", str(c), "--size", str(SIZE), "--json"]
-            _, b1 = dhat(base + ["--repeat", "1"])
-            _, b3 = dhat(base + ["--repeat", "3"])
-            out[key] = {
-                "ir_per_byte": round((i3 - i1) / (2 * n), 2),
-                "allocs_per_kib": round((b3 - b1) / (2 * n / 1024), 2),
-                "allocs_per_event": round((b3 - b1) / (2 * max(1, events)), 3),
-            }
-            print(f"{key:32s} {out[key]['ir_per_byte']:9.2f} Ir/byte {out[key]['allocs_per_kib']:8.2f} allocs/KiB "
-                  f"{out[key]['allocs_per_event']:7.3f} allocs/event", flush=True)
+    for w, f, c in [(w, f, c) for f in FORMATS for (w, c) in CASES] + EXTRA:
+        key = f"{w}/{f}/{c}"
+        if only and only not in key:
+            continue
+        info = bench_json(bench, w, f, c, 1)
+        n, events = info["bytes"], info["events"]
+        i1, i3 = ir(bench, w, f, c, 1), ir(bench, w, f, c, 3)
+        base = [bench, "--workload", w, "--format", f, "--chunk", str(c), "--size", str(SIZE), "--json"]
+        _, b1 = dhat(base + ["--repeat", "1"])
+        _, b3 = dhat(base + ["--repeat", "3"])
+        out[key] = {
+            "ir_per_byte": round((i3 - i1) / (2 * n), 2),
+            "allocs_per_kib": round((b3 - b1) / (2 * n / 1024), 2),
+            "allocs_per_event": round((b3 - b1) / (2 * max(1, events)), 3),
+        }
+        if w in PEAK:
+            # Peak heap of one decode per input byte (the generated input itself included).
+            out[key]["peak_heap_per_byte"] = round(dhat(base + ["--repeat", "1"], peak=True) / n, 2)
+        print(f"{key:32s} {out[key]['ir_per_byte']:9.2f} Ir/byte {out[key]['allocs_per_kib']:8.2f} allocs/KiB "
+              f"{out[key]['allocs_per_event']:7.3f} allocs/event", flush=True)
     if not only or "idle" in only:
         for f in ["json", "xml_function"]:
             b1, n1 = dhat([bench, "--idle", "1", "--format", f])
@@ -83,9 +97,23 @@ def main():
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--bench", default=os.path.join(HERE, "..", ".build", "release", "toolcall-bench"))
     ap.add_argument("--only")
+    ap.add_argument("--missing", action="store_true",
+                    help="with --check --record: record only the metrics that have no threshold yet")
     a = ap.parse_args()
     counts = measure(a.bench, a.only)
-    if a.record:
+    if a.record and a.missing:
+        old = json.load(open(THRESHOLDS))
+        added = 0
+        for key, vals in counts.items():
+            for metric, v in vals.items():
+                if metric not in old.get(key, {}):
+                    old.setdefault(key, {})[metric] = v
+                    added += 1
+        json.dump(old, open(THRESHOLDS, "w"), indent=1, sort_keys=True)
+        open(THRESHOLDS, "a").write("\n")
+        print(f"recorded {added} new metrics in {os.path.relpath(THRESHOLDS)}")
+        counts = {k: v for k, v in counts.items()}
+    elif a.record:
         os.makedirs(os.path.dirname(THRESHOLDS), exist_ok=True)
         old = json.load(open(THRESHOLDS)) if os.path.exists(THRESHOLDS) else {}
         old.update(counts)
@@ -99,6 +127,7 @@ def main():
             for metric, v in vals.items():
                 lim = limits.get(key, {}).get(metric)
                 if lim is None:
+                    bad.append(f"{key} {metric}: no recorded threshold (run make bench-record)")
                     continue
                 # 10 % over the recorded count fails; tiny counts get an absolute slack.
                 if v > lim * 1.10 + (0.05 if metric != "ir_per_byte" else 0.1):

@@ -6,10 +6,13 @@ import ToolCallKit
 @main
 struct ToolCallBench {
     static let usage = """
-        USAGE: toolcall-bench [--workload prose|agentic|long-argument|all] [--format NAME|all]
+        USAGE: toolcall-bench [--workload NAME|all] [--format NAME|all]
                               [--chunk N] [--size BYTES] [--repeat K] [--json]
                toolcall-bench --idle N [--format NAME]
 
+        Workloads: prose, agentic, long-argument, escaped-argument (events encoded as JSON
+        lines too), many-parameters, near-miss (the format's markers, each one byte off),
+        small-values (a list of small integers).
         Each (workload, format, chunk) input is generated once (fixed seed), decoded --repeat
         times from a fresh decoder, and checked; a wrong result exits 1.
         Instructions per byte: run under `valgrind --tool=callgrind` at --repeat 3 and
@@ -102,6 +105,7 @@ struct ToolCallBench {
         var total: Duration = .zero
         var calls = 0
         var eventCount = 0
+        var encodedBytes = 0
         for _ in 0..<repeats {
             var events: [ToolCallEvent] = []
             events.reserveCapacity(w.input.count / max(1, chunk) + 16)
@@ -115,7 +119,19 @@ struct ToolCallBench {
                 i = e
             }
             decoder.finish(into: &events)
+            if w.encodeEvents {
+                // The CLI's output path: every event as a JSON line.
+                var line: [UInt8] = []
+                for e in events {
+                    line.removeAll(keepingCapacity: true)
+                    EventJSONEncoder.encode(e, into: &line)
+                    encodedBytes &+= line.count
+                }
+            }
             total += clock.now - start
+            if w.encodeEvents && encodedBytes <= w.input.count / 2 {
+                fail("\(w.name)/\(w.format.rawValue): the encoded events are too short")
+            }
             let check = verify(events, w)
             if let problem = check.problem {
                 fail("\(w.name)/\(w.format.rawValue)/chunk \(chunk): wrong result: \(problem)")
@@ -146,6 +162,12 @@ struct ToolCallBench {
             case .toolCall(let c):
                 names.append(c.name)
                 if w.expectedArgument != nil { argument = c.arguments["content"]?.stringValue }
+                if w.name == "many-parameters", case .object(let members) = c.arguments, members.count < 1000 {
+                    return ("only \(members.count) parameters", names.count + 1)
+                }
+                if w.name == "small-values", c.arguments["values"]?.arrayValue == nil {
+                    return ("the list was not decoded", names.count + 1)
+                }
             case .rejected(let r): return ("rejected \(r.reason): \(r.detail)", names.count)
             default: break
             }

@@ -24,12 +24,14 @@ struct Workload {
     var expectedText: [UInt8]
     /// The names of the calls, in order.
     var expectedCalls: [String]
-    /// For long-argument: the one string argument's expected value.
+    /// For long-argument and escaped-argument: the one string argument's expected value.
     var expectedArgument: String?
+    /// Encode every event as a JSON line (the CLI's output path) inside the measured loop.
+    var encodeEvents = false
 }
 
 enum Workloads {
-    static let names = ["prose", "agentic", "long-argument"]
+    static let names = ["prose", "agentic", "long-argument", "escaped-argument", "many-parameters", "near-miss", "small-values"]
 
     /// Chat-style prose: markdown, code, `<`, `[` and `{`, and at least 15 % non-ASCII bytes
     /// (accented Latin, CJK, emoji). It never forms a marker of any format.
@@ -78,13 +80,45 @@ enum Workloads {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// A string argument whose every ~60 bytes hold a character that JSON output escapes (a
+    /// quote, a newline or a tab): the shape that made the event encoder quadratic.
+    static func escapedContent(bytes: Int, rng: inout SeededGenerator) -> String {
+        var out = ""
+        let specials = ["\"", "\n", "\t"]
+        while out.utf8.count < bytes {
+            out += content(bytes: 59, rng: &rng) + rng.pick(specials)
+        }
+        return out + "x"
+    }
+
+    /// `value` as the body of a JSON string.
+    static func jsonEscaped(_ value: String) -> String {
+        var bytes: [UInt8] = []
+        JSONValue.writeString(value, to: &bytes)
+        return String(decoding: bytes.dropFirst().dropLast(), as: UTF8.self)
+    }
+
     /// The wire text of one call with string arguments, in `format`'s canonical syntax.
-    static func render(_ format: ToolCallFormat, name: String, args: [(String, String)]) -> String {
-        let jsonArgs = "{" + args.map { "\"\($0.0)\": \"\($0.1)\"" }.joined(separator: ", ") + "}"
+    /// With `literal`, each value is written as it is (a JSON or Python literal such as a
+    /// list), not as a string.
+    static func render(_ format: ToolCallFormat, name: String, args: [(String, String)], literal: Bool = false) -> String {
+        let jsonArgs = "{" + args.map { literal ? "\"\($0.0)\": \($0.1)" : "\"\($0.0)\": \"\(jsonEscaped($0.1))\"" }.joined(separator: ", ") + "}"
         switch format {
         case .json: return "<tool_call>\n{\"name\": \"\(name)\", \"arguments\": \(jsonArgs)}\n</tool_call>"
         case .lfm2:
-            return "<|tool_call_start|>[\(name)(" + args.map { "\($0.0)=\"\($0.1)\"" }.joined(separator: ", ") + ")]<|tool_call_end|>"
+            let python = { (v: String) -> String in
+                var out = "\""
+                for ch in v.unicodeScalars {
+                    switch ch {
+                    case "\"": out += "\\\""
+                    case "\n": out += "\\n"
+                    case "\t": out += "\\t"
+                    default: out.unicodeScalars.append(ch)
+                    }
+                }
+                return out + "\""
+            }
+            return "<|tool_call_start|>[\(name)(" + args.map { "\($0.0)=\(literal ? $0.1 : python($0.1))" }.joined(separator: ", ") + ")]<|tool_call_end|>"
         case .xmlFunction:
             return "<tool_call>\n<function=\(name)>\n" + args.map { "<parameter=\($0.0)>\n\($0.1)\n</parameter>\n" }.joined()
                 + "</function>\n</tool_call>"
@@ -92,10 +126,10 @@ enum Workloads {
             return "<tool_call>\(name)\n" + args.map { "<arg_key>\($0.0)</arg_key>\n<arg_value>\($0.1)</arg_value>\n" }.joined()
                 + "</tool_call>"
         case .gemma:
-            return "<start_function_call>call:\(name){" + args.map { "\($0.0):<escape>\($0.1)<escape>" }.joined(separator: ",")
+            return "<start_function_call>call:\(name){" + args.map { "\($0.0):" + (literal ? $0.1 : "<escape>\($0.1)<escape>") }.joined(separator: ",")
                 + "}<end_function_call>"
         case .gemma4:
-            return "<|tool_call>call:\(name){" + args.map { "\($0.0):<|\"|>\($0.1)<|\"|>" }.joined(separator: ",") + "}<tool_call|>"
+            return "<|tool_call>call:\(name){" + args.map { "\($0.0):" + (literal ? $0.1 : "<|\"|>\($0.1)<|\"|>") }.joined(separator: ",") + "}<tool_call|>"
         case .kimiK2:
             return "<|tool_calls_section_begin|><|tool_call_begin|>functions.\(name):0<|tool_call_argument_begin|>\(jsonArgs)<|tool_call_end|><|tool_calls_section_end|>"
         case .minimaxM2:
@@ -128,6 +162,44 @@ enum Workloads {
                 text.append(0x0A)
             }
             return Workload(name: name, format: format, input: input, expectedText: text, expectedCalls: calls)
+        case "escaped-argument":
+            let body = escapedContent(bytes: size, rng: &rng)
+            var w = Workload(
+                name: name, format: format, input: Array(("Writing the file.\n" + render(format, name: "write_file", args: [("content", body)])).utf8),
+                expectedText: Array("Writing the file.\n".utf8), expectedCalls: ["write_file"], expectedArgument: body)
+            w.encodeEvents = true
+            return w
+        case "many-parameters":
+            // One call with thousands of short parameters (about 30 bytes each).
+            var args: [(String, String)] = []
+            var bytes = 0
+            while bytes < size {
+                args.append(("p\(args.count)", "v\(rng.next() % 1000)"))
+                bytes += 30
+            }
+            let input = Array(("Setting them.\n" + render(format, name: "configure", args: args)).utf8)
+            return Workload(name: name, format: format, input: input, expectedText: Array("Setting them.\n".utf8), expectedCalls: ["configure"])
+        case "near-miss":
+            // Prose flooded with near misses of the format's own markers (each marker with its
+            // last byte changed): text, but every one of them is a candidate the scanner checks.
+            let probe = ToolCallDecoder(format: format)
+            let misses = probe.markerTexts.filter { $0.utf8.count > 1 }.map { String($0.dropLast()) + "\u{7F}" }
+            var input: [UInt8] = []
+            while input.count < size {
+                input += prose(bytes: 40, rng: &rng)
+                if !misses.isEmpty { input += Array(rng.pick(misses).utf8) }
+            }
+            return Workload(name: name, format: format, input: input, expectedText: input, expectedCalls: [])
+        case "small-values":
+            // One argument holding a list of small integers: the shape whose decoded tree costs
+            // the most memory per input byte.
+            var list = "["
+            while list.utf8.count < size {
+                list += "\(rng.next() % 100), "
+            }
+            list += "0]"
+            let input = Array(("Saving.\n" + render(format, name: "save", args: [("values", list)], literal: true)).utf8)
+            return Workload(name: name, format: format, input: input, expectedText: Array("Saving.\n".utf8), expectedCalls: ["save"])
         default:
             let body = content(bytes: size, rng: &rng)
             let input = Array(("Writing the file.\n" + render(format, name: "write_file", args: [("content", body)])).utf8)

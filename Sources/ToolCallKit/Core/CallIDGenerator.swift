@@ -3,12 +3,27 @@
 /// Makes call ids: `call_` + 24 letters and digits, or 9 for Mistral (its templates demand 9).
 ///
 /// With a seed the sequence is fixed (SplitMix64), so tests, golden files and the README are
-/// byte-for-byte reproducible. Without one it is seeded from the system generator. It also
-/// remembers every id the stream used, so a model-supplied id is passed through only once.
+/// byte-for-byte reproducible. Without one it is seeded from the system generator.
+///
+/// Ids are unique within a stream, in bounded memory. The first ``remembered`` ids a stream
+/// uses are remembered exactly, so a model-supplied id is passed through only once and a fresh
+/// id never repeats one. After that, fresh ids are unique by construction (their first 9
+/// characters encode the call's number through a seeded permutation, so no two are equal
+/// and none need remembering), and a model-supplied id is replaced by a fresh one: a stream
+/// of millions of calls keeps at most ``remembered`` ids in memory.
 struct CallIDGenerator: Sendable {
+    /// How many ids a stream remembers exactly.
+    static let remembered = 65_536
+
     private var state: UInt64
     private var used: Set<String> = []
+    /// Fresh ids made after the remembered ones, and the permutation that makes them unique.
+    private var counter: UInt64 = 0
+    private var multiplier: UInt64 = 0
+    private var offset: UInt64 = 0
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+    /// 62⁹: the number of 9-character ids.
+    private static let space: UInt64 = 13_537_086_546_263_552
 
     init(seed: UInt64?) {
         if let seed {
@@ -34,15 +49,44 @@ struct CallIDGenerator: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// 9 characters that no other call number gives: `(a·n + b) mod 62⁹` with `a` coprime to
+    /// 62⁹ (odd and not a multiple of 31) is a permutation of the 9-character ids.
+    private mutating func uniqueString() -> String {
+        if multiplier == 0 {
+            var a = next() % Self.space
+            while a % 2 == 0 || a % 31 == 0 { a = (a &+ 1) % Self.space }
+            multiplier = a
+            offset = next() % Self.space
+        }
+        let product = multiplier.multipliedFullWidth(by: counter % Self.space)
+        var v = (Self.space.dividingFullWidth((product.high, product.low)).remainder &+ offset) % Self.space
+        counter &+= 1
+        var bytes = [UInt8](repeating: 0, count: 9)
+        for k in (0..<9).reversed() {
+            bytes[k] = Self.alphabet[Int(v % 62)]
+            v /= 62
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The id for a new call: `proposed` when given and unused, otherwise a fresh one.
     mutating func id(for format: ToolCallFormat, proposed: String?) -> String {
-        if let p = proposed, !p.isEmpty, !used.contains(p) {
+        let remembering = used.count < Self.remembered
+        if remembering, let p = proposed, !p.isEmpty, !used.contains(p) {
             used.insert(p)
             return p
         }
+        let short = format == .mistral
         while true {
-            let fresh = format == .mistral ? randomString(9) : "call_" + randomString(24)
-            if used.insert(fresh).inserted { return fresh }
+            if remembering {
+                let fresh = short ? randomString(9) : "call_" + randomString(24)
+                if used.insert(fresh).inserted { return fresh }
+            } else {
+                let unique = uniqueString()
+                let fresh = short ? unique : "call_" + unique + randomString(15)
+                // Unique among themselves by construction; only the remembered ids can clash.
+                if !used.contains(fresh) { return fresh }
+            }
         }
     }
 

@@ -238,7 +238,7 @@ struct GLM4Grammar: CallGrammar {
             var rest = TagMatch.none
             if pos < w.end { rest = TagMatch.at(w, pos, [Self.close]) }
             if pendingKeys.isEmpty && emitter.hasValues && (pos >= w.end || rest == .partial) {
-                settle(end: w.end, actions: &actions)
+                settleCutOff(end: w.end, actions: &actions)
             } else {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
             }
@@ -246,13 +246,25 @@ struct GLM4Grammar: CallGrammar {
             actions.append(.reject(.incomplete, detail: "the stream ended inside a key", end: w.end))
         case .value(var scanner):
             if scanner.finish(w, tags: Self.valueTags, emitter: &emitter, actions: &actions) && pendingKeys.isEmpty {
-                settle(end: w.end, actions: &actions)
+                settleCutOff(end: w.end, actions: &actions)
             } else {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside a value", end: w.end))
             }
         case .junk(let detail):
             actions.append(.reject(.malformed, detail: detail, end: w.end))
         }
+    }
+
+    /// Ends a call whose closing tags never came (the stream ended): accepted only when no
+    /// parameter its schema requires is missing, else `incomplete`.
+    private mutating func settleCutOff(end: Int, actions: inout [GrammarAction]) {
+        let missing = emitter.missingRequired(tool)
+        guard missing.isEmpty else {
+            let names = missing.map { JSONValue.string($0).jsonText }.joined(separator: ", ")
+            actions.append(.reject(.incomplete, detail: "the stream ended before the call's closing tags, without its required \(names)", end: end))
+            return
+        }
+        settle(end: end, actions: &actions)
     }
 
     private mutating func settle(end: Int, actions: inout [GrammarAction]) {

@@ -207,8 +207,17 @@ struct GemmaFrameParser: Sendable {
         case .name, .args:
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
         case .afterArgs(let value, let mismatches, let end):
-            settle(value, mismatches: mismatches, end: end, actions: &actions)
-            if w.end > end { actions.append(.text(end: w.end)) }
+            // The end-of-stream rule shared by every format: a cut-off end marker after a
+            // complete call (white space before it) is the call's markup, in its raw; white
+            // space alone after it stays text.
+            var i = end
+            while i < w.end && JSONReader.isSpace(w[i]) { i += 1 }
+            if i < w.end {
+                settle(value, mismatches: mismatches, end: w.end, actions: &actions)
+            } else {
+                settle(value, mismatches: mismatches, end: end, actions: &actions)
+                if w.end > end { actions.append(.text(end: w.end)) }
+            }
         case .malformed(let detail):
             actions.append(.reject(.malformed, detail: detail, end: w.end))
         }

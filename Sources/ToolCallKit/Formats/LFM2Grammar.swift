@@ -319,7 +319,11 @@ struct LFM2Grammar: CallGrammar {
             // The calls so far are complete; the list's end never came.
             report(.markup(end: w.end), &actions)
         case .afterList(let listEnd):
-            report(.markup(end: listEnd), &actions)
+            // A cut-off end marker after the list (white space before it) is markup, as in
+            // every format; white space alone stays text.
+            var i = listEnd
+            while i < w.end && JSONReader.isSpace(w[i]) { i += 1 }
+            report(.markup(end: i < w.end ? w.end : listEnd), &actions)
             report(.text(end: w.end), &actions)
         case .echo(let markerEnd, _, _), .afterEcho(let markerEnd):
             // Not a closed echo: what follows the end marker is text.

@@ -44,6 +44,16 @@ struct Llama3Grammar: CallGrammar {
         case malformed(detail: String)
     }
 
+    /// Llama 3.1's end of a message that expects a tool result.
+    static let endOfMessage = Array("<|eom_id|>".utf8)
+
+    /// Whether the bytes after `p` are separators and then a cut-off `<|eom_id|>`.
+    static func endsInEndOfMessage(_ w: ByteWindow, after p: Int) -> Bool {
+        var j = p
+        while j < w.end && (w[j] == UInt8(ascii: ";") || JSONReader.isSpace(w[j])) { j += 1 }
+        return j < w.end && TagMatch.at(w, j, [endOfMessage]) == .partial
+    }
+
     let markers: [Marker] = [
         Marker("<|python_tag|>"),
         Marker("{", condition: .atStartOrWhenToolsDeclared),
@@ -183,7 +193,18 @@ struct Llama3Grammar: CallGrammar {
                     reader = CallObjectReader(at: j, streaming: !bare, maxDepth: context.maxDepth)
                     state = .object(bare: bare)
                 } else {
-                    return .finished(at: lastCallEnd)
+                    // Llama 3.1 ends a tool-call message with `<|eom_id|>`: right after a call it
+                    // is the call's markup, not text.
+                    switch TagMatch.at(w, j, [Self.endOfMessage]) {
+                    case .found:
+                        let end = j + Self.endOfMessage.count
+                        actions.append(.markup(end: end))
+                        return .finished(at: end)
+                    case .partial:
+                        return .needMore
+                    case .none:
+                        return .finished(at: lastCallEnd)
+                    }
                 }
             case .python(let list):
                 let result = pythonReader.advance(w, actions: &actions)
@@ -333,6 +354,9 @@ struct Llama3Grammar: CallGrammar {
             actions.append(.text(end: w.end))
         case .pythonDict:
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
+        case .between where Self.endsInEndOfMessage(w, after: lastCallEnd):
+            // A cut-off `<|eom_id|>` right after the call: markup, as a cut end marker is.
+            actions.append(.markup(end: w.end))
         case .between, .listElement(bare: true, _), .listNext(bare: true), .pythonNext:
             // After a call, or inside a bare candidate: the rest is text.
             actions.append(.text(end: w.end))

@@ -145,7 +145,10 @@ struct MistralGrammar: CallGrammar {
                 while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: "{") {
-                    callReader = CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth)
+                    // Not streamed: Mistral's templates write an entry's `id` after its
+                    // `arguments`, and a model-supplied id must be passed through, so the call
+                    // is announced once its object ends (start and one delta together).
+                    callReader = CallObjectReader(at: pos, streaming: false, maxDepth: context.maxDepth)
                     state = .listObject
                 } else if first && w[pos] == UInt8(ascii: "]") {
                     pos += 1

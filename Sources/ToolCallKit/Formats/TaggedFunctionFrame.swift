@@ -30,7 +30,8 @@ struct TaggedFunctionTags: Sendable {
         self.jsonCalls = jsonCalls
         value = TextValueScanner.Tags(
             close: parameter.1, follows: [parameter.0, function.1, wrapper.1], breaks: [parameter.0, function.1],
-            stripNewlines: true, nests: [wrapper, function])
+            stripNewlines: true,
+            nests: [(wrapper.0, wrapper.1, [function.0]), (function.0, function.1, [parameter.0, function.1])])
     }
 
     /// Start markers: the wrapper and a bare function block; the wrapper's close is stray.
@@ -70,8 +71,10 @@ struct TaggedFunctionParser: Sendable {
         /// After the parameter opener: the key up to `>`.
         case key
         case value(TextValueScanner)
-        /// A JSON call object inside the wrapper (``TaggedFunctionTags/jsonCalls``).
-        case json(CallObjectReader)
+        /// A JSON call object inside the wrapper (``TaggedFunctionTags/jsonCalls``), read by
+        /// `jsonReader`. (Kept out of the enum: a reader with heap state in an enum payload is
+        /// copied on every step, which made long objects quadratic.)
+        case json
         /// Skipping to the frame's end; the frame is `malformed`.
         case junk(String)
     }
@@ -86,6 +89,7 @@ struct TaggedFunctionParser: Sendable {
     private var callsInFrame = 0
     private var tool: ToolDefinition?
     private var emitter = TextArgumentEmitter()
+    private var jsonReader = CallObjectReader(at: 0, streaming: true, maxDepth: 0)
 
     init(tags: TaggedFunctionTags) { self.tags = tags }
 
@@ -119,17 +123,17 @@ struct TaggedFunctionParser: Sendable {
                     return .needMore
                 case .none:
                     if tags.jsonCalls && w[pos] == UInt8(ascii: "{") {
-                        state = .json(CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth))
+                        jsonReader = CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth)
+                        state = .json
                     } else {
                         state = .junk("expected a function block")
                     }
                 }
-            case .json(var reader):
-                let result = reader.advance(w, actions: &actions)
-                pos = reader.pos
+            case .json:
+                let result = jsonReader.advance(w, actions: &actions)
+                pos = jsonReader.pos
                 switch result {
                 case .needMore:
-                    state = .json(reader)
                     return .needMore
                 case .tooDeep(let at):
                     actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
@@ -146,8 +150,8 @@ struct TaggedFunctionParser: Sendable {
                         state = .junk("the call object has no name or no argument object")
                         continue
                     }
-                    if !reader.started {
-                        reader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
+                    if !jsonReader.started {
+                        jsonReader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
                     }
                     actions.append(.accept(arguments: arguments, end: end))
                     callsInFrame += 1
@@ -228,8 +232,8 @@ struct TaggedFunctionParser: Sendable {
         case .value(let scanner):
             guard scanner.isCaughtUp(at: end), emitter.streamsString else { return nil }
             return tags.value.passThrough
-        case .json(let reader):
-            return reader.passThrough(at: end)
+        case .json:
+            return jsonReader.passThrough(at: end)
         default:
             return nil
         }
@@ -240,10 +244,9 @@ struct TaggedFunctionParser: Sendable {
         case .value(var scanner):
             scanner.takeForwarded(count, w, emitter: &emitter)
             state = .value(scanner)
-        case .json(var reader):
-            reader.takePassThrough(count, w)
-            pos = reader.pos
-            state = .json(reader)
+        case .json:
+            jsonReader.takePassThrough(count, w)
+            pos = jsonReader.pos
         default:
             preconditionFailure("takePassThrough outside a run")
         }
@@ -258,16 +261,14 @@ struct TaggedFunctionParser: Sendable {
                 actions.append(.markup(end: w.end))
             }
         case .name:
-            if !wrapped {
-                actions.append(.text(end: w.end))
-            } else {
-                actions.append(.reject(.incomplete, detail: "the stream ended inside the function name", end: w.end))
-            }
+            // As in every format: a start marker whose name the stream cut off is a call cut off,
+            // not text (a bare opener followed by what cannot be a name is text, above).
+            actions.append(.reject(.incomplete, detail: "the stream ended inside the function name", end: w.end))
         case .params:
             if emitter.hasValues && TagMatch.at(w, pos, [tags.parameterOpen], isFinal: true) == .none
                 && !endsInsideOpener(w)
             {
-                settle(end: w.end, actions: &actions)
+                settleCutOff(end: w.end, actions: &actions)
             } else {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
             }
@@ -275,7 +276,7 @@ struct TaggedFunctionParser: Sendable {
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
         case .value(var scanner):
             if scanner.finish(w, tags: tags.value, emitter: &emitter, actions: &actions, judge: judge) {
-                settle(end: w.end, actions: &actions)
+                settleCutOff(end: w.end, actions: &actions)
             } else {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside a value", end: w.end))
             }
@@ -292,6 +293,18 @@ struct TaggedFunctionParser: Sendable {
     }
 
     /// Ends the current call at `end`: accepted, or rejected when a value did not fit its type.
+    /// Ends a call whose closing tags never came (the stream ended): accepted only when no
+    /// parameter its schema requires is missing, else `incomplete`.
+    private mutating func settleCutOff(end: Int, actions: inout [GrammarAction]) {
+        let missing = emitter.missingRequired(tool)
+        guard missing.isEmpty else {
+            let names = missing.map { JSONValue.string($0).jsonText }.joined(separator: ", ")
+            actions.append(.reject(.incomplete, detail: "the stream ended before the call's closing tags, without its required \(names)", end: end))
+            return
+        }
+        settle(end: end, actions: &actions)
+    }
+
     private mutating func settle(end: Int, actions: inout [GrammarAction]) {
         switch emitter.finishCall(actions: &actions) {
         case .success(let arguments):

@@ -57,6 +57,10 @@ struct ByteWindow: Sendable {
         guard n > 0 else { return }
         if n >= storage.count {
             storage.removeAll(keepingCapacity: storage.capacity <= 1 << 20)
+        } else if storage.capacity > 1 << 20 && (storage.count - n) * 4 < storage.capacity {
+            // What a large call left behind is released: a stream holds what it still needs,
+            // not the largest call it ever had.
+            storage = Array(storage[n...])
         } else {
             storage.removeSubrange(0..<n)
         }

@@ -67,6 +67,9 @@ public struct ToolCallDecoder: Sendable {
     /// print them.
     public static let deepestNesting = 10_000
 
+    /// A frame larger than this is followed by a fresh grammar (its buffers released).
+    static let releaseAfterBytes = 1 << 20
+
     /// The largest piece of a skipped oversized call reported in one rejection.
     static let skipPieceBytes = 64 << 10
 
@@ -144,6 +147,8 @@ public struct ToolCallDecoder: Sendable {
     /// With ``Options/wholeCalls``: the arguments text of the call being read, emitted in one
     /// delta when the call is accepted.
     private var heldArguments: [UInt8] = []
+    /// Where the current frame began.
+    private var frameStart = 0
     private var passFrom = 0
     private var passEnd = 0
 
@@ -431,6 +436,9 @@ public struct ToolCallDecoder: Sendable {
                 case .finished(let at):
                     closeFrame(at: at, reason: .malformed)
                     mode = .text
+                    // A large frame leaves large buffers in the grammar's readers: a fresh
+                    // grammar releases them, so an idle stream holds no more than a new one.
+                    if at - frameStart > Self.releaseAfterBytes { grammar = GrammarFactory.make(format, context: context) }
                 case .skip:
                     mode = .skipping(grammar.skipRule)
                 }
@@ -487,6 +495,7 @@ public struct ToolCallDecoder: Sendable {
             case .start:
                 let atStart = isAtStart(at)
                 grammar.begin(marker: k, at: at, bodyStart: bodyStart, atStart: atStart, context: context)
+                frameStart = at
                 mode = .frame
             case .reasoningOpen(let pair):
                 reasoningTextStart = bodyStart

@@ -213,7 +213,10 @@ extension JSONValue {
 
     @inline(__always)
     private static func appendRun(_ bytes: Span<UInt8>, _ from: Int, _ to: Int, to out: inout [UInt8]) {
-        out.reserveCapacity(out.count + (to - from))
+        // Geometric growth only: reserving the exact size before each run would copy the
+        // whole output on every run, quadratic in escape-heavy strings.
+        let needed = out.count + (to - from)
+        if needed > out.capacity { out.reserveCapacity(max(needed, out.capacity * 2)) }
         for j in from..<to { out.append(bytes[j]) }
     }
 }

@@ -29,6 +29,9 @@ struct TextArgumentEmitter: Sendable {
     }
 
     private var members: [(key: String, value: JSONValue)] = []
+    /// The keys of `members`, for a constant-time "already given?" (a call with many
+    /// parameters would otherwise cost the square of their number).
+    private var memberKeys: Set<String> = []
     private var errors: [String] = []
     private var began = 0
     /// After a type mismatch the call will be rejected: no more deltas.
@@ -117,11 +120,19 @@ struct TextArgumentEmitter: Sendable {
     /// Whether a parameter `key` may begin after the current value: not the current key and not
     /// one already set; and, with `declaredOnly`, declared when `tool` declares its parameters.
     func admitsNextKey(_ key: String, tool: ToolDefinition?, declaredOnly: Bool) -> Bool {
-        guard key != self.key, !members.contains(where: { $0.key == key }) else { return false }
+        guard key != self.key, !memberKeys.contains(key) else { return false }
         if declaredOnly, case .object(let props)? = tool?.parameters["properties"] {
             return props.contains { $0.key == key }
         }
         return true
+    }
+
+    /// The parameters `tool`'s schema marks `required` that this call has not given, in the
+    /// schema's order. A tagged call cut off before its closing tags is a call only when this
+    /// is empty: otherwise the stream ended before the parameters the tool cannot do without.
+    func missingRequired(_ tool: ToolDefinition?) -> [String] {
+        guard case .array(let required)? = tool?.parameters["required"] else { return [] }
+        return required.compactMap { $0.stringValue }.filter { !memberKeys.contains($0) && $0 != key }
     }
 
     /// String bytes that the decoder already sent as a delta.
@@ -164,6 +175,7 @@ struct TextArgumentEmitter: Sendable {
             }
         }
         members.append((key: key, value: value))
+        memberKeys.insert(key)
         buffer.removeAll(keepingCapacity: true)
         text.removeAll(keepingCapacity: true)
     }
@@ -362,19 +374,22 @@ struct TextValueScanner: Sendable {
         /// holds a call): while one is open, every tag is data.
         let nestOpens: [[UInt8]]
         let nestCloses: [[UInt8]]
+        /// For each opener, the tags that confirm it (``TextValueScanner`` explains the rule).
+        let nestConfirmers: [[[UInt8]]]
         /// Close tag at index 0, then the breaks, then the nest openers and closers.
         let inValue: MarkerSet
         /// The bytes of a streamed value the decoder may forward itself.
         let passThrough: PassThrough
 
         init(close: String, follows: [String], breaks: [String], stripNewlines: Bool,
-             nests: [(open: String, close: String)] = []) {
+             nests: [(open: String, close: String, confirmedBy: [String])] = []) {
             self.close = Array(close.utf8)
             self.follows = follows.map { Array($0.utf8) }
             self.breaks = breaks.map { Array($0.utf8) }
             self.stripNewlines = stripNewlines
             self.nestOpens = nests.map { Array($0.open.utf8) }
             self.nestCloses = nests.map { Array($0.close.utf8) }
+            self.nestConfirmers = nests.map { $0.confirmedBy.map { Array($0.utf8) } }
             self.inValue = MarkerSet([self.close] + self.breaks + nestOpens + nestCloses)
             self.passThrough = .textValue(tags: inValue.markers)
         }
@@ -471,11 +486,19 @@ struct TextValueScanner: Sendable {
             case .found(let k, let at):
                 let tag = tags.inValue.markers[k]
                 if nesting > 0 || k > tags.breaks.count {
-                    // Quoted markup: an opener nests, its closer unnests; all of it is data.
+                    // Quoted markup: a confirmed opener nests, its closer unnests; all of it
+                    // is data.
                     if tags.nestCloses.contains(tag) && nesting > 0 {
                         nesting -= 1
-                    } else if tags.nestOpens.contains(tag) {
-                        nesting += 1
+                    } else if let o = tags.nestOpens.firstIndex(of: tag) {
+                        switch Self.confirms(w, after: at + tag.count, named: tag.last == UInt8(ascii: "="), by: tags.nestConfirmers[o], isFinal: false) {
+                        case .some(true): nesting += 1
+                        case .some(false): break
+                        case .none:
+                            flush(w, upTo: at, tags: tags, emitter: &emitter, actions: &actions)
+                            pos = at
+                            return .needMore
+                        }
                     }
                     pos = at + tag.count
                     continue
@@ -506,6 +529,42 @@ struct TextValueScanner: Sendable {
                 pos = w.end
                 return .needMore
             }
+        }
+    }
+
+    /// The longest name a quoted function opener may have before its `>`, and the most white
+    /// space before the tag that confirms an opener: the look-ahead is bounded.
+    static let maxQuotedName = 512
+    static let maxSpaceBeforeConfirmer = 64
+
+    /// Whether a quoted opener whose tag ends before `p` is confirmed: after its name up to `>`
+    /// (`named`: a function opener such as `<function=`), and white space, comes one of the tags
+    /// that may follow it (a function opener after a wrapper; a parameter or the function's
+    /// close after a function). Only a confirmed opener nests: a lone `<tool_call>` mentioned
+    /// in a value is data and never changes how the value's own `</parameter>` reads. nil
+    /// while the received bytes cannot tell.
+    static func confirms(_ w: ByteWindow, after p: Int, named: Bool, by confirmers: [[UInt8]], isFinal: Bool) -> Bool? {
+        var i = p
+        if named {
+            while true {
+                guard i < w.end else { return isFinal ? false : nil }
+                let b = w[i]
+                if b == UInt8(ascii: ">") { break }
+                if b == UInt8(ascii: "<") || b == 0x0A || i - p >= maxQuotedName { return false }
+                i += 1
+            }
+            i += 1
+        }
+        let spaceStart = i
+        while i < w.end && JSONReader.isSpace(w[i]) {
+            if i - spaceStart >= maxSpaceBeforeConfirmer { return false }
+            i += 1
+        }
+        guard i < w.end else { return isFinal ? false : nil }
+        switch TagMatch.at(w, i, confirmers, isFinal: isFinal) {
+        case .found: return true
+        case .partial: return isFinal ? false : nil
+        case .none: return false
         }
     }
 
