@@ -292,8 +292,13 @@ def parse(text: Union[str, bytes], format: Optional[str] = None, **options: Any)
     return message_from_events(events)
 
 
-def message_from_events(events: list) -> dict:
-    """Folds a stream's event dicts into an OpenAI assistant message (see :func:`parse`)."""
+def message_from_events(events: list, dump_arguments: bool = False) -> dict:
+    """Folds a stream's event dicts into an OpenAI assistant message (see :func:`parse`).
+
+    With ``dump_arguments``, each call's ``arguments`` string is ``json.dumps`` of its typed
+    arguments (``ensure_ascii=False``), the spelling vLLM's and SGLang's own parsers return;
+    otherwise it is the concatenation of the call's streamed fragments.
+    """
     content = []
     reasoning = []
     args: dict = {}
@@ -309,7 +314,10 @@ def message_from_events(events: list) -> dict:
             args.setdefault(e["index"], []).append(e["arguments"])
         elif t == "tool_call":
             fragments = args.get(e["index"])
-            text = "".join(fragments) if fragments else json.dumps(e["arguments"], ensure_ascii=False)
+            if fragments and not dump_arguments:
+                text = "".join(fragments)
+            else:
+                text = json.dumps(e["arguments"], ensure_ascii=False)
             calls.append({"id": e["id"], "type": "function", "function": {"name": e["name"], "arguments": text}})
         elif t == "rejected":
             rejected.append(e)

@@ -75,3 +75,48 @@ def tools_array(tools: Any) -> Optional[list]:
         if isinstance(tool.get("function"), dict) or "name" in tool:
             out.append(tool)
     return out or None
+
+
+class ArgumentSpeller:
+    """Respells one call's streamed argument JSON the way ``json.dumps`` spells it (``", "``
+    and ``": "`` between items, no other white space outside strings), fragment by fragment.
+
+    vLLM's and SGLang's own parsers send ``json.dumps`` text, and clients (and those servers'
+    tests) compare argument strings; the decoder's fragments keep the model's own spacing
+    (or none, for formats whose arguments are not JSON on the wire). Strings and numbers pass
+    through unchanged, so the fragments still join to the same value.
+    """
+
+    __slots__ = ("in_string", "escaped")
+
+    def __init__(self) -> None:
+        self.in_string = False
+        self.escaped = False
+
+    def __call__(self, fragment: str) -> str:
+        out = []
+        in_string = self.in_string
+        escaped = self.escaped
+        for ch in fragment:
+            if in_string:
+                out.append(ch)
+                if escaped:
+                    escaped = False
+                elif ch == "\\":
+                    escaped = True
+                elif ch == '"':
+                    in_string = False
+            elif ch == '"':
+                in_string = True
+                out.append(ch)
+            elif ch in " \t\r\n":
+                continue
+            elif ch == ",":
+                out.append(", ")
+            elif ch == ":":
+                out.append(": ")
+            else:
+                out.append(ch)
+        self.in_string = in_string
+        self.escaped = escaped
+        return "".join(out)

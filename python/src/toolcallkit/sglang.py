@@ -14,7 +14,8 @@ The wire format comes from ``TOOLCALLKIT_FORMAT`` or is inferred from the tokeni
 folder; ``TOOLCALLKIT_OPTIONS`` may hold further decoder options as a JSON object. One
 decoder reads each stream: ``parse_streaming_increment`` feeds only the new text, and
 ``finish`` (SGLang's end of stream) releases what was held back and settles an unfinished call.
-A call's name comes first (a ``ToolCallItem`` with empty parameters), then its argument
+Argument strings are spelt as ``json.dumps`` spells them, streamed or not, as SGLang's own
+detectors return them. A call's name comes first (a ``ToolCallItem`` with empty parameters), then its argument
 fragments; undeclared or malformed calls are rejected (and logged), never returned as text.
 """
 
@@ -43,6 +44,7 @@ class ToolCallKitDetector(BaseFormatDetector):
         self.format = format or _common.resolve_format(tokenizer)
         self.options = _common.extra_options()
         self._decoder: Optional[toolcallkit.Decoder] = None
+        self._spellers: dict = {}
 
     # -- decoders -----------------------------------------------------------------------------
 
@@ -59,7 +61,7 @@ class ToolCallKitDetector(BaseFormatDetector):
     def _parse_whole(self, text: str, tools: Optional[List[Any]]) -> dict:
         with self._new_decoder(tools) as d:
             events = d.feed(text) + d.finish()
-        message = toolcallkit.message_from_events(events)
+        message = toolcallkit.message_from_events(events, dump_arguments=True)
         for r in message.get("x_toolcall_rejected", []):
             _log_rejection(r)
         return message
@@ -105,6 +107,7 @@ class ToolCallKitDetector(BaseFormatDetector):
         self.streamed_args_for_tool = []
         self.current_tool_id = -1
         self.current_tool_name_sent = False
+        self._spellers = {}
 
     def _result(self, events: list) -> StreamingParseResult:
         text = []
@@ -127,13 +130,19 @@ class ToolCallKitDetector(BaseFormatDetector):
                 calls.append(ToolCallItem(tool_index=i, name=e["name"], parameters=""))
             elif kind == "tool_call_delta":
                 i = e["index"]
-                self.streamed_args_for_tool[i] += e["arguments"]
+                speller = self._spellers.get(i)
+                if speller is None:
+                    speller = self._spellers[i] = _common.ArgumentSpeller()
+                fragment = speller(e["arguments"])
+                if not fragment:
+                    continue
+                self.streamed_args_for_tool[i] += fragment
                 self.prev_tool_call_arr[i]["arguments"] = self.streamed_args_for_tool[i]
                 last = calls[-1] if calls else None
                 if last is not None and last.tool_index == i and last.name is None:
-                    last.parameters += e["arguments"]
+                    last.parameters += fragment
                 else:
-                    calls.append(ToolCallItem(tool_index=i, name=None, parameters=e["arguments"]))
+                    calls.append(ToolCallItem(tool_index=i, name=None, parameters=fragment))
             elif kind == "rejected":
                 _log_rejection(e)
         return StreamingParseResult(normal_text="".join(text), calls=calls)

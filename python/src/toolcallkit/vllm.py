@@ -9,6 +9,9 @@ inferred from the tokenizer's model folder. ``TOOLCALLKIT_OPTIONS`` may hold fur
 options as a JSON object, e.g. ``{"whole_calls": true}`` so that a client never sees part of
 a call that is then rejected.
 
+Argument strings are spelt as ``json.dumps`` spells them (``{"city": "Paris"}``), streamed
+or not, as vLLM's own parsers send them.
+
 Streaming feeds only ``delta_text`` to one decoder per stream (the text is never parsed
 again), and a stream whose ``previous_text`` is empty starts a fresh decoder. The request's
 ``tools`` are declared to the decoder, so a call to an undeclared function is rejected (and
@@ -84,7 +87,7 @@ else:
             self.format = _common.resolve_format(tokenizer)
             self.options = _common.extra_options()
             self._decoder: Optional[toolcallkit.Decoder] = None
-            self._ids: dict = {}
+            self._spellers: dict = {}
 
         # -- requests -------------------------------------------------------------------------
 
@@ -110,7 +113,7 @@ else:
         def extract_tool_calls(self, model_output: str, request: Any) -> ExtractedToolCallInformation:
             with self._new_decoder(request) as d:
                 events = d.feed(model_output) + d.finish()
-            message = toolcallkit.message_from_events(events)
+            message = toolcallkit.message_from_events(events, dump_arguments=True)
             for r in message.get("x_toolcall_rejected", []):
                 self._log_rejection(r)
             calls = [
@@ -146,6 +149,7 @@ else:
             self.streamed_args_for_tool = []
             self.current_tool_id = -1
             self.current_tool_name_sent = False
+            self._spellers = {}
 
         def _delta(self, events: list) -> Optional[DeltaMessage]:
             """One DeltaMessage for a feed's events: the text, and per call its start and the
@@ -174,7 +178,12 @@ else:
                     calls.append(call)
                 elif kind == "tool_call_delta":
                     i = e["index"]
-                    fragment = e["arguments"]
+                    speller = self._spellers.get(i)
+                    if speller is None:
+                        speller = self._spellers[i] = _common.ArgumentSpeller()
+                    fragment = speller(e["arguments"])
+                    if not fragment:
+                        continue
                     self.streamed_args_for_tool[i] += fragment
                     self.prev_tool_call_arr[i]["arguments"] = self.streamed_args_for_tool[i]
                     call = by_index.get(i)
