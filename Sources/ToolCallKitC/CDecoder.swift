@@ -3,6 +3,19 @@
 import Glibc
 import ToolCallKit
 
+/// The object behind a `tck_decoder *`: a reference holding one ``DecoderSession``.
+///
+/// All state lives in the session, a value changed in place through one access per C call
+/// (a class's stored properties are checked for exclusive access at run time on every use,
+/// which cost more than the decoding of a small chunk).
+final class CDecoder {
+    var session: DecoderSession
+
+    init(config: DecoderConfig) throws(DecoderConfig.Problem) {
+        session = try DecoderSession(config: config)
+    }
+}
+
 /// One stream's decoder as the C interface sees it: the Swift decoder, the line writer and
 /// the buffers handed to the caller.
 ///
@@ -10,11 +23,12 @@ import ToolCallKit
 /// with a precondition (a feed after `finish()`) is checked here first and reported as an
 /// error code with a message. It is not locked; the header tells callers to use one decoder
 /// from one thread at a time.
-@safe final class CDecoder {
-    /// The decoder: one of the two is set, by whether the configuration names a tokenizer.
-    /// (Optionals of a class, changed in place through `?.`, so no call copies a decoder.)
+@safe struct DecoderSession: ~Copyable {
+    /// The decoder: one of the two is set, by whether the configuration names a tokenizer
+    /// (`takesTokens`); changed in place through `?.`, so no call copies a decoder.
     private var bytesDecoder: ToolCallDecoder?
     private var tokensDecoder: TokenStreamDecoder?
+    private let takesTokens: Bool
     private var writer: EventLineWriter
     private let countsLines: Bool
     private var finished = false
@@ -78,8 +92,10 @@ import ToolCallKit
                 throw .init(message: error.message)
             }
             tokensDecoder = TokenStreamDecoder(tokenizer: tokenizer, decoder: decoder, skipSpecial: config.skipSpecial)
+            takesTokens = true
         } else {
             bytesDecoder = decoder
+            takesTokens = false
         }
         if config.openAI {
             let model = config.model.map(Self.folderName) ?? "toolcall"
@@ -100,10 +116,10 @@ import ToolCallKit
     // MARK: - Calls
 
     /// `tck_feed`.
-    func feed(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+    mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
         beginCall()
         guard !finished else { return fail(TCK.state, "tck_feed after tck_finish") }
-        guard bytesDecoder != nil else {
+        guard !takesTokens else {
             return fail(TCK.input, "this decoder was configured with a tokenizer: feed it token ids (tck_feed_tokens)")
         }
         guard bytes.count > 0 else { return Int32(clamping: lineCount) }
@@ -115,10 +131,10 @@ import ToolCallKit
     }
 
     /// `tck_feed_tokens`.
-    func feedTokens(_ ids: UnsafeBufferPointer<UInt32>) -> Int32 {
+    mutating func feedTokens(_ ids: UnsafeBufferPointer<UInt32>) -> Int32 {
         beginCall()
         guard !finished else { return fail(TCK.state, "tck_feed_tokens after tck_finish") }
-        guard tokensDecoder != nil else {
+        guard takesTokens else {
             return fail(TCK.input, "tck_feed_tokens needs a tokenizer (\"tokenizer\" or \"model\" in the config)")
         }
         guard ids.count > 0 else { return Int32(clamping: lineCount) }
@@ -139,22 +155,22 @@ import ToolCallKit
     }
 
     /// `tck_finish`.
-    func finish() -> Int32 {
+    mutating func finish() -> Int32 {
         beginCall()
         guard !finished else { return fail(TCK.state, "tck_finish called twice") }
         finished = true
         events.removeAll(keepingCapacity: true)
-        if bytesDecoder != nil {
-            bytesDecoder?.finish(into: &events)
-        } else {
+        if takesTokens {
             events = tokensDecoder?.finish() ?? []
+        } else {
+            bytesDecoder?.finish(into: &events)
         }
         return queue()
     }
 
     /// `tck_events`: the queued lines (start, byte count, line count); they stay valid until
     /// the next call.
-    func takeLines() -> (UnsafePointer<UInt8>, Int, Int32) {
+    mutating func takeLines() -> (UnsafePointer<UInt8>, Int, Int32) {
         beginCall()
         let n = lineCount
         lineCount = 0
@@ -162,7 +178,7 @@ import ToolCallKit
     }
 
     /// `tck_diagnostics`.
-    func takeDiagnostics() -> (UnsafePointer<UInt8>, Int, Int32) {
+    mutating func takeDiagnostics() -> (UnsafePointer<UInt8>, Int, Int32) {
         beginCall()
         let n = diagnosticCount
         diagnosticCount = 0
@@ -173,25 +189,25 @@ import ToolCallKit
 
     /// `tck_last_error`: the message, NUL-terminated ("" when no call has failed).
     var lastErrorPointer: UnsafePointer<CChar> {
-        unsafe (lastError.map { unsafe UnsafePointer($0) } ?? CDecoder.noError)
+        unsafe (lastError.map { unsafe UnsafePointer($0) } ?? DecoderSession.noError)
     }
 
     private nonisolated(unsafe) static let noError: UnsafePointer<CChar> = unsafe UnsafePointer(strdup("")!)
 
     /// Records a misuse found before the decoder was reached (a NULL buffer): TCK_E_ARGUMENT.
-    func misuse(_ message: String) -> Int32 {
+    mutating func misuse(_ message: String) -> Int32 {
         beginCall()
         return fail(TCK.argument, message)
     }
 
     /// The start of every call but `tck_last_error`: what was handed out may now be reused.
-    private func beginCall() {
+    private mutating func beginCall() {
         lines.reclaim()
         diagnostics.reclaim()
     }
 
     /// Encodes `events` onto the queues; the number of lines queued.
-    private func queue() -> Int32 {
+    private mutating func queue() -> Int32 {
         guard !events.isEmpty else { return Int32(clamping: lineCount) }
         scratch.removeAll(keepingCapacity: true)
         diagnosticScratch.removeAll(keepingCapacity: true)
@@ -213,7 +229,7 @@ import ToolCallKit
         return n
     }
 
-    private func fail(_ code: Int32, _ message: String) -> Int32 {
+    private mutating func fail(_ code: Int32, _ message: String) -> Int32 {
         unsafe free(lastError)
         unsafe lastError = strdup(message)
         return code

@@ -35,23 +35,23 @@ public func tck_decoder_new(
 @_cdecl("tck_feed")
 public func tck_feed(_ d: OpaquePointer?, _ bytes: UnsafePointer<UInt8>?, _ len: Int) -> Int32 {
     guard let decoder = unsafe object(d) else { return TCK.argument }
-    if len == 0 { return unsafe decoder.feed(UnsafeBufferPointer(start: nil, count: 0)) }
-    guard let bytes = unsafe bytes else { return decoder.misuse("tck_feed: bytes is NULL with len > 0") }
-    return unsafe decoder.feed(UnsafeBufferPointer(start: bytes, count: len))
+    if len == 0 { return unsafe decoder.session.feed(UnsafeBufferPointer(start: nil, count: 0)) }
+    guard let bytes = unsafe bytes else { return decoder.session.misuse("tck_feed: bytes is NULL with len > 0") }
+    return unsafe decoder.session.feed(UnsafeBufferPointer(start: bytes, count: len))
 }
 
 @_cdecl("tck_feed_tokens")
 public func tck_feed_tokens(_ d: OpaquePointer?, _ ids: UnsafePointer<UInt32>?, _ n: Int) -> Int32 {
     guard let decoder = unsafe object(d) else { return TCK.argument }
-    if n == 0 { return unsafe decoder.feedTokens(UnsafeBufferPointer(start: nil, count: 0)) }
-    guard let ids = unsafe ids else { return decoder.misuse("tck_feed_tokens: ids is NULL with n > 0") }
-    return unsafe decoder.feedTokens(UnsafeBufferPointer(start: ids, count: n))
+    if n == 0 { return unsafe decoder.session.feedTokens(UnsafeBufferPointer(start: nil, count: 0)) }
+    guard let ids = unsafe ids else { return decoder.session.misuse("tck_feed_tokens: ids is NULL with n > 0") }
+    return unsafe decoder.session.feedTokens(UnsafeBufferPointer(start: ids, count: n))
 }
 
 @_cdecl("tck_finish")
 public func tck_finish(_ d: OpaquePointer?) -> Int32 {
     guard let decoder = unsafe object(d) else { return TCK.argument }
-    return decoder.finish()
+    return decoder.session.finish()
 }
 
 @_cdecl("tck_events")
@@ -60,9 +60,9 @@ public func tck_events(
 ) -> Int32 {
     guard let decoder = unsafe object(d) else { return TCK.argument }
     guard let lines = unsafe lines, let len = unsafe len else {
-        return decoder.misuse("tck_events: lines or len is NULL")
+        return decoder.session.misuse("tck_events: lines or len is NULL")
     }
-    let (start, count, n) = unsafe decoder.takeLines()
+    let (start, count, n) = unsafe decoder.session.takeLines()
     unsafe lines.pointee = start
     unsafe len.pointee = count
     return n
@@ -74,9 +74,9 @@ public func tck_diagnostics(
 ) -> Int32 {
     guard let decoder = unsafe object(d) else { return TCK.argument }
     guard let lines = unsafe lines, let len = unsafe len else {
-        return decoder.misuse("tck_diagnostics: lines or len is NULL")
+        return decoder.session.misuse("tck_diagnostics: lines or len is NULL")
     }
-    let (start, count, n) = unsafe decoder.takeDiagnostics()
+    let (start, count, n) = unsafe decoder.session.takeDiagnostics()
     unsafe lines.pointee = start
     unsafe len.pointee = count
     return n
@@ -89,7 +89,7 @@ private nonisolated(unsafe) let nullDecoderMessage: UnsafePointer<CChar> = unsaf
 @_cdecl("tck_last_error")
 public func tck_last_error(_ d: OpaquePointer?) -> UnsafePointer<CChar> {
     guard let decoder = unsafe object(d) else { return unsafe nullDecoderMessage }
-    return unsafe decoder.lastErrorPointer
+    return unsafe decoder.session.lastErrorPointer
 }
 
 @_cdecl("tck_decoder_free")
