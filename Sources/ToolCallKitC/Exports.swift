@@ -68,6 +68,30 @@ public func tck_events(
     return n
 }
 
+@_cdecl("tck_feed_events")
+public func tck_feed_events(
+    _ d: OpaquePointer?, _ bytes: UnsafePointer<UInt8>?, _ len: Int,
+    _ lines: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ linesLen: UnsafeMutablePointer<Int>?
+) -> Int32 {
+    guard let decoder = unsafe object(d) else { return TCK.argument }
+    guard let lines = unsafe lines, let linesLen = unsafe linesLen else {
+        return decoder.session.misuse("tck_feed_events: lines or len is NULL")
+    }
+    let fed: Int32
+    if len == 0 {
+        fed = unsafe decoder.session.feed(UnsafeBufferPointer(start: nil, count: 0))
+    } else if let bytes = unsafe bytes {
+        fed = unsafe decoder.session.feed(UnsafeBufferPointer(start: bytes, count: len))
+    } else {
+        return decoder.session.misuse("tck_feed_events: bytes is NULL with len > 0")
+    }
+    guard fed >= 0 else { return fed }
+    let (start, count, n) = unsafe decoder.session.takeLines()
+    unsafe lines.pointee = start
+    unsafe linesLen.pointee = count
+    return n
+}
+
 @_cdecl("tck_diagnostics")
 public func tck_diagnostics(
     _ d: OpaquePointer?, _ lines: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ len: UnsafeMutablePointer<Int>?

@@ -152,6 +152,12 @@ int32_t tck_finish(tck_decoder *d);
  * Returns the number of lines handed out (>= 0), or TCK_E_ARGUMENT. */
 int32_t tck_events(tck_decoder *d, const uint8_t **lines, size_t *len);
 
+/* tck_feed followed by tck_events, in one call (for bindings where a call costs more than
+ * the work, such as Python's ctypes): feeds the bytes, then hands out every queued line.
+ * Returns the number of lines handed out, or an error code as tck_feed (nothing is handed
+ * out then, and *lines and *len are left as they were). */
+int32_t tck_feed_events(tck_decoder *d, const uint8_t *bytes, size_t len, const uint8_t **lines, size_t *len_out);
+
 /* With "output": "openai", rejections are not chunks; `toolcall decode` writes them to
  * standard error as event lines. This hands out those lines, queued since the last call, as
  * tck_events does for the chunks (with "output": "events" there are none: the rejections

@@ -65,6 +65,22 @@ struct CInterfaceTests {
         }
     }
 
+    @Test("tck_feed_events feeds and hands out in one call")
+    func feedEvents() {
+        let (d, _) = unsafe Self.make(#"{"format": "json"}"#)
+        defer { unsafe tck_decoder_free(d) }
+        var lines: UnsafePointer<UInt8>? = nil
+        var len = 0
+        let bytes = Array("Hi <tool".utf8)
+        let n = unsafe bytes.withUnsafeBufferPointer { unsafe tck_feed_events(d, $0.baseAddress, $0.count, &lines, &len) }
+        #expect(n == 1)
+        #expect(unsafe String(decoding: UnsafeBufferPointer(start: lines, count: len), as: UTF8.self) == "{\"type\":\"text\",\"text\":\"Hi \"}\n")
+        #expect(unsafe Self.events(d).1 == 0)
+        #expect(unsafe tck_feed_events(d, nil, 2, &lines, &len) == TCK.argument)
+        #expect(unsafe tck_finish(d) == 2)
+        #expect(unsafe tck_feed_events(d, bytes, 1, &lines, &len) == TCK.state)
+    }
+
     @Test("nothing queued: a valid empty buffer and 0")
     func emptyQueue() {
         let (d, _) = unsafe Self.make(#"{"format": "mistral"}"#)

@@ -98,6 +98,8 @@ def _load() -> ctypes.CDLL:
     lib.tck_feed_tokens.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
     lib.tck_finish.restype = ctypes.c_int32
     lib.tck_finish.argtypes = [ctypes.c_void_p]
+    lib.tck_feed_events.restype = ctypes.c_int32
+    lib.tck_feed_events.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, c_void_pp, c_size_p]
     for name in ("tck_events", "tck_diagnostics"):
         fn = getattr(lib, name)
         fn.restype = ctypes.c_int32
@@ -163,6 +165,7 @@ class Decoder:
         self._len = ctypes.c_size_t()
         self._ptr_ref = ctypes.byref(self._ptr)
         self._len_ref = ctypes.byref(self._len)
+        self._feed_events = lib.tck_feed_events
         self.finished = False
         self.output = config.get("output", "events")
 
@@ -175,10 +178,13 @@ class Decoder:
             data = data.encode("utf-8")
         elif not isinstance(data, bytes):
             data = bytes(data)
-        n = self._lib.tck_feed(self._live(), data, len(data))
+        n = self._feed_events(self._handle, data, len(data), self._ptr_ref, self._len_ref)
+        if n > 0:
+            return _lines(ctypes.string_at(self._ptr, self._len.value))
         if n < 0:
+            self._live()
             self._raise(n)
-        return self._take() if n else []
+        return []
 
     def feed_tokens(self, ids: Iterable[int]) -> list:
         """Feeds the next token ids (needs ``tokenizer`` or ``model``); returns the events."""
