@@ -3,9 +3,12 @@ SWIFT ?= swift
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := .build/release/toolcall
-SHARED ?= ../shared
+# The external conformance and token-id scorers (a developer's own checkout; a clone does not
+# need them: `make test` covers the contracts): `make conformance SCORERS=DIR`, where DIR holds
+# conformance/run.py and tokens/tokens.py.
+SCORERS ?=
 
-.PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz fuzz-build clean \
+.PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz fuzz-large fuzz-build clean \
 	lib python test-embed test-python test-adapters adapters-deps bench-embedding
 
 all: build
@@ -115,13 +118,15 @@ bench-embedding: lib adapters-deps
 	TOOLCALLKIT_LIBRARY=$(CURDIR)/dist/lib/libtoolcallkit.so PYTHONPATH=python/src \
 	  $(VPY) Benchmarks/embedding/python_streams.py
 
-# The shared conformance vectors (needs ../shared, which a user's clone lacks).
+# The conformance scorer on the release binary (needs SCORERS=DIR, see above).
 conformance: release
-	python3 $(SHARED)/conformance/run.py --bin $(BIN) --no-reasoning
+	@test -n "$(SCORERS)" || { echo "make conformance needs SCORERS=DIR (a folder with conformance/run.py)"; exit 2; }
+	python3 $(SCORERS)/conformance/run.py --bin $(BIN) --no-reasoning
 
-# The shared token-id acceptance run, with speed (needs ../shared and Python).
+# The token-id acceptance run, with speed (needs SCORERS=DIR and Python).
 tokens: release
-	python3 $(SHARED)/tokens/tokens.py --bin $(BIN) -v --speed
+	@test -n "$(SCORERS)" || { echo "make tokens needs SCORERS=DIR (a folder with tokens/tokens.py)"; exit 2; }
+	python3 $(SCORERS)/tokens/tokens.py --bin $(BIN) -v --speed
 
 # Throughput table for every workload, format and chunk size (wall time: varies by machine).
 bench: release
@@ -137,7 +142,8 @@ bench-check: release
 bench-record: release
 	python3 Benchmarks/bench_check.py --record
 
-# libFuzzer (BUILD-NOTES.md §c): every format, the decoder's invariants checked in the fuzz body.
+# libFuzzer: every format, the decoder's invariants checked in the fuzz body. The fuzz target has
+# no `main` (libFuzzer supplies it), so it is built alone, with `--product`.
 # Built in its own scratch folder so the sanitized build does not displace the release build.
 # `--sanitize fuzzer --sanitize address` gave a build without coverage instrumentation here
 # (SwiftPM passes two `-sanitize=` flags; the objects had ASan but no coverage); `-Xswiftc
@@ -162,6 +168,18 @@ fuzz: fuzz-build
 	SWIFT_BACKTRACE=enable=no $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -max_len=8192 -timeout=20 -dict=Fuzz/toolcall.dict -print_final_stats=1 \
 	  -artifact_prefix=fuzz-corpus/artifacts/ $(FUZZ_FLAGS) fuzz-corpus/found fuzz-corpus/seeds
+
+# The same fuzzer from large seeds (Fuzz/large-seeds.py: escape-heavy arguments, thousands of
+# parameters, near-miss floods, lists of small values, quoted markers, deep nesting; 8-200 KB)
+# with a large -max_len, so it reaches the shapes that were once super-linear or unbounded.
+# New inputs accumulate in fuzz-corpus/found-large.
+FUZZ_LARGE_MAX_LEN ?= 262144
+fuzz-large: fuzz-build
+	@rm -rf fuzz-corpus/large-seeds && python3 Fuzz/large-seeds.py fuzz-corpus/large-seeds
+	@mkdir -p fuzz-corpus/found-large fuzz-corpus/artifacts
+	SWIFT_BACKTRACE=enable=no $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 \
+	  -max_len=$(FUZZ_LARGE_MAX_LEN) -timeout=60 -dict=Fuzz/toolcall.dict -print_final_stats=1 \
+	  -artifact_prefix=fuzz-corpus/artifacts/ $(FUZZ_FLAGS) fuzz-corpus/found-large fuzz-corpus/large-seeds
 
 clean:
 	rm -rf .build dist

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// Strict settings for every target of ours (BUILD-NOTES.md §b).
+/// Strict settings for every target of ours: warnings are errors, memory safety is checked.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
@@ -47,6 +47,14 @@ let package = Package(
             path: "Benchmarks/ToolCallBench",
             swiftSettings: strict
         ),
+        // Every Swift snippet of README.md and docs/ is a file here, so the build compiles it
+        // (ReadmeSnippetTests checks that each snippet matches its file byte for byte).
+        .executableTarget(
+            name: "readme-snippets",
+            dependencies: ["ToolCallKit"],
+            path: "Examples/ReadmeSnippets",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "stream-weather",
             dependencies: ["ToolCallKit"],
@@ -54,7 +62,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // The libFuzzer target (`make fuzz`). It has no `main`: build it only with
-        // `--product ToolCallFuzz` and `--sanitize fuzzer` (BUILD-NOTES.md §c).
+        // `--product ToolCallFuzz` and `--sanitize fuzzer` (see `make fuzz-build`).
         .executableTarget(
             name: "ToolCallFuzz",
             dependencies: ["ToolCallKit"],

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Deterministic benchmark counts for toolcall-bench, checked against committed thresholds.
 
-Instructions per byte are measured as DESIGN.md §7 fixes them: the whole program under
+Instructions per byte are measured on the whole program (README.md, Benchmark): under
 `valgrind --tool=callgrind`, (Ir at --repeat 3 - Ir at --repeat 1) / (2 x bytes), so each
 repeat's fresh decoder, its events and the result check all count. Heap allocations come from
 `valgrind --tool=dhat` the same way (blocks per KiB of input and per event). The idle decoder's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Instructions per byte of one workload, measured as DESIGN.md §7 fixes it:
+# Instructions per byte of one workload, measured as README.md (Benchmark) describes it:
 # (Ir at --repeat 3 - Ir at --repeat 1) / (2 x bytes), whole program, under callgrind.
 # usage: Benchmarks/ir-per-byte.sh WORKLOAD FORMAT CHUNK SIZE
 set -euo pipefail

@@ -1,4 +1,4 @@
-// toolcall-bench — throughput of the decoder per workload, format and chunk size (DESIGN.md §7).
+// toolcall-bench — throughput of the decoder per workload, format and chunk size (README.md, Benchmark).
 
 import Glibc
 import ToolCallKit
@@ -16,7 +16,9 @@ struct ToolCallBench {
         Each (workload, format, chunk) input is generated once (fixed seed), decoded --repeat
         times from a fresh decoder, and checked; a wrong result exits 1.
         Instructions per byte: run under `valgrind --tool=callgrind` at --repeat 3 and
-        --repeat 1; (Ir3 - Ir1) / (2 x bytes). `make bench-ir` does it.
+        --repeat 1; (Ir3 - Ir1) / (2 x bytes). `Benchmarks/ir-per-byte.sh WORKLOAD FORMAT
+        CHUNK SIZE` does it for one case; `make bench-check` checks every case against the
+        committed thresholds.
         """
 
     struct Settings {

@@ -1,4 +1,4 @@
-// toolcall-bench — deterministic inputs for each workload and format (DESIGN.md §7).
+// toolcall-bench — deterministic inputs for each workload and format (README.md, Benchmark).
 
 import ToolCallKit
 

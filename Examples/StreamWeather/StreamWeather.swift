@@ -1,7 +1,9 @@
-// stream-weather — the README's library example, built with the package so it cannot rot.
+// stream-weather — a runnable example, built with the package so it cannot rot (`swift run
+// stream-weather`).
 //
-// Streams a model's output through the async API in small chunks, prints text as it
-// arrives, and decodes each call's arguments into a Swift struct.
+// Streams a model's output through the async API in 5-byte chunks, prints text as it
+// arrives, and decodes each call's arguments into a Swift struct. The README shows the same
+// loop as a snippet (Examples/ReadmeSnippets/TypedArguments.swift).
 
 import ToolCallKit
 

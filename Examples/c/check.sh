@@ -30,6 +30,8 @@ done <<CASES
 {"format":"json","id_seed":7,"output":"openai"}|--format json --id-seed 7 --output openai|Fixtures/demo/stream.txt|3
 {"format":"json","id_seed":1,"tools":$(cat "$root/Fixtures/cli/tools.json" | tr -d '\n')}|--format json --id-seed 1 --tools $root/Fixtures/cli/tools.json|Fixtures/demo/stream.txt|4
 {"format":"mistral","id_seed":3,"raw":true}|--format mistral --id-seed 3 --raw|Fixtures/formats/mistral/$(ls "$root/Fixtures/formats/mistral" | grep '\.txt$' | head -1)|2
+{"format":"json","id_seed":8,"whole_calls":true,"max_call_bytes":40}|--format json --id-seed 8 --whole-calls --max-call-bytes 40|Fixtures/demo/stream.txt|3
+{"format":"json","id_seed":8,"whole_calls":true,"output":"openai"}|--format json --id-seed 8 --whole-calls --output openai|Fixtures/demo/stream.txt|6
 {"format":"kimi_k2","id_seed":5}|--format kimi_k2 --id-seed 5|Fixtures/formats/kimi_k2/$(ls "$root/Fixtures/formats/kimi_k2" | grep '\.txt$' | head -1)|7
 CASES
 echo "C example: $cases cases equal to toolcall decode"

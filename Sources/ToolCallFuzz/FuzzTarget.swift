@@ -16,7 +16,7 @@ import ToolCallKit
 /// - bytes 2–3: the split point of the second run (big endian, modulo the payload's length + 1).
 ///
 /// Shorter inputs are padded with zeros. Every input is decoded three times — whole, split in
-/// two, and in small chunks — and each run must keep DESIGN.md §3's contracts; the runs must be
+/// two, and in small chunks — and each run must keep the contracts of docs/events.md; the runs must be
 /// equivalent.
 struct FuzzCase {
     var format: ToolCallFormat
@@ -57,7 +57,7 @@ struct FuzzCase {
             """
 }
 
-/// A normalized event: what must agree across chunkings (DESIGN.md §3, "equivalent").
+/// A normalized event: what must agree across chunkings (docs/events.md, "Chunking never matters").
 enum Normalized: Equatable, CustomStringConvertible {
     case text([UInt8])
     case reasoning([UInt8])
@@ -112,10 +112,10 @@ func run(_ c: FuzzCase, cuts: [Int]) -> [Normalized] {
         switch e {
         case .text(let t):
             check(cutsCleanly(c.payload, at: raw.count), "text ends inside a UTF-8 sequence")
-            if case .text(let prev)? = out.last { out[out.count - 1] = .text(prev + t.utf8) } else { out.append(.text(t.utf8)) }
+            if case .text(var prev)? = out.last { out.removeLast(); prev += t.utf8; out.append(.text(prev)) } else { out.append(.text(t.utf8)) }
         case .reasoning(let t, let r):
             check(r != nil, "reasoning without raw bytes")
-            if case .reasoning(let prev)? = out.last { out[out.count - 1] = .reasoning(prev + t.utf8) } else { out.append(.reasoning(t.utf8)) }
+            if case .reasoning(var prev)? = out.last { out.removeLast(); prev += t.utf8; out.append(.reasoning(prev)) } else { out.append(.reasoning(t.utf8)) }
         case .toolCallStart(let index, let id, let name):
             check(index == nextIndex, "start index \(index), expected \(nextIndex)")
             if let tools = c.tools { check(tools.declares(name), "an undeclared name was started") }
@@ -153,7 +153,7 @@ func run(_ c: FuzzCase, cuts: [Int]) -> [Normalized] {
             if r.reason == .undeclaredTool { check(r.index == nil, "an undeclared tool was started") }
             out.append(.rejected(reason: r.reason.rawValue, index: r.index, id: r.id, name: r.name, deltas: deltas, raw: r.raw))
         case .markup(let r):
-            if case .markup(let prev)? = out.last { out[out.count - 1] = .markup(prev + r) } else { out.append(.markup(r)) }
+            if case .markup(var prev)? = out.last { out.removeLast(); prev += r; out.append(.markup(prev)) } else { out.append(.markup(r)) }
         case .end(let calls, let rejectedCount, let bytes):
             ended = true
             check(calls == accepted && rejectedCount == rejected && bytes == c.payload.count, "end counts")

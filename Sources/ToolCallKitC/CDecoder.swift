@@ -100,7 +100,8 @@ final class CDecoder {
         if config.openAI {
             let model = config.model.map(Self.folderName) ?? "toolcall"
             writer = EventLineWriter(.openAI(OpenAIChunkEncoder(
-                id: OpenAIChunkEncoder.makeID(seed: config.idSeed), created: Int(time(nil)), model: model)))
+                id: OpenAIChunkEncoder.makeID(seed: config.idSeed), created: Int(time(nil)), model: model,
+                wholeCalls: config.wholeCalls)))
             countsLines = true
         } else {
             writer = EventLineWriter(.events(raw: config.raw))

@@ -85,8 +85,12 @@ struct DecoderConfig {
                 }
                 idSeed = n
             case "max_call_bytes":
+                if value.stringValue == "unlimited" {
+                    maxCallBytes = .unlimited
+                    continue
+                }
                 guard case .number(let text) = value, let n = Int(text) else {
-                    throw Problem(message: "max_call_bytes must be a whole number of at least 1, not \(value.jsonText)")
+                    throw Problem(message: "max_call_bytes must be a whole number of at least 1 or \"unlimited\", not \(value.jsonText)")
                 }
                 do {
                     maxCallBytes = try Limit(n)

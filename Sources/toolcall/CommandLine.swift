@@ -1,8 +1,14 @@
 // toolcall — argument parsing (no outside package can be fetched, so it is written here, small).
 
+import ToolCallKit
+
 /// A failure that ends the program with a documented exit code and a one-line message.
+///
+/// Exit codes: 0 success, 1 an unreadable or invalid file (or input the run cannot go on
+/// with), 2 bad usage, 3 `infer` found no format. Every usage error is made with ``usage(_:)``
+/// and every message is written by ``Messages``.
 struct ExitError: Error {
-    /// The exit status (DESIGN.md §4).
+    /// The exit status.
     let code: Int32
     /// The one-line message for stderr; nil when the status says it all (`infer` found nothing).
     let message: String?
@@ -19,6 +25,7 @@ struct DecodeOptions {
     var model: String?
     var tools: String?
     var validate = false
+    var wholeCalls = false
     var input = "text"
     var tokenizer: String?
     var skipSpecial = false
@@ -26,18 +33,36 @@ struct DecodeOptions {
     var raw = false
     var reasoning = false
     var reasoningOpen = false
-    var maxCallBytes: Int?
+    var maxCallBytes: Limit?
     var idSeed: UInt64?
     var chunkBytes: Int?
+}
+
+/// The range `--max-call-bytes` takes, for messages and help.
+enum Limits {
+    static let largestText = String(Limit.largest)
+    static let range = "a whole number from 1 to \(largestText), or 'unlimited'"
 }
 
 /// Reads `decode`'s flags; every problem is a usage error naming the flag.
 struct ArgumentReader {
     private var args: ArraySlice<String>
+    /// The options that take a value, seen so far: each may be given once (a second value
+    /// would silently replace the first). A repeated flag (`--raw --raw`) means the same as
+    /// one, so scripts that add a flag they may already have are fine.
+    private var seen: Set<String> = []
 
     init(_ args: ArraySlice<String>) { self.args = args }
 
+    /// True when the arguments ask for help (`-h` or `--help` anywhere, as a flag).
+    static func wantsHelp(_ args: ArraySlice<String>) -> Bool {
+        args.contains("--help") || args.contains("-h")
+    }
+
     private mutating func value(for flag: String) throws(ExitError) -> String {
+        guard seen.insert(flag).inserted else {
+            throw .usage("\(flag) is given more than once")
+        }
         guard let v = args.popFirst(), !v.hasPrefix("--") || v == "-" else {
             throw .usage("\(flag) needs a value")
         }
@@ -50,6 +75,18 @@ struct ArgumentReader {
             throw .usage("\(flag) takes a whole number of at least \(min), not '\(v)'")
         }
         return n
+    }
+
+    /// `N` (1 ... `Limit.largest`) or `unlimited`.
+    private mutating func limit(for flag: String) throws(ExitError) -> Limit {
+        let v = try value(for: flag)
+        if v == "unlimited" { return .unlimited }
+        do {
+            guard let n = Int(v) else { throw ExitError.usage("") }
+            return try Limit(n)
+        } catch {
+            throw .usage("\(flag) takes \(Limits.range), not '\(v)'")
+        }
     }
 
     mutating func decodeOptions() throws(ExitError) -> DecodeOptions {
@@ -66,6 +103,7 @@ struct ArgumentReader {
             case "--model": o.model = try value(for: arg)
             case "--tools": o.tools = try value(for: arg)
             case "--validate": o.validate = true
+            case "--whole-calls": o.wholeCalls = true
             case "--input":
                 o.input = try value(for: arg)
                 guard o.input == "text" || o.input == "tokens" else {
@@ -83,14 +121,16 @@ struct ArgumentReader {
             case "--reasoning-open":
                 o.reasoningOpen = true
                 o.reasoning = true
-            case "--max-call-bytes": o.maxCallBytes = try number(for: arg, min: 1)
+            case "--max-call-bytes": o.maxCallBytes = try limit(for: arg)
             case "--id-seed":
                 let v = try value(for: arg)
-                guard let n = UInt64(v) else { throw .usage("--id-seed takes a whole number, not '\(v)'") }
+                guard let n = UInt64(v) else {
+                    throw .usage("--id-seed takes a whole number from 0 to \(UInt64.max), not '\(v)'")
+                }
                 o.idSeed = n
             case "--chunk-bytes": o.chunkBytes = try number(for: arg, min: 1)
             default:
-                throw .usage("unknown option '\(arg)' for decode (see toolcall --help)")
+                throw .usage("unknown option '\(arg)' for decode (see toolcall decode --help)")
             }
         }
         if o.format != nil && o.model != nil { throw .usage("--format and --model cannot be used together") }
@@ -101,6 +141,10 @@ struct ArgumentReader {
         if o.raw && o.output == "openai" { throw .usage("--raw cannot be used with --output openai") }
         if o.input == "tokens" && o.tokenizer == nil && o.model == nil {
             throw .usage("--input tokens needs --tokenizer FILE or --model DIR")
+        }
+        if o.input != "tokens" {
+            if o.tokenizer != nil { throw .usage("--tokenizer is used only with --input tokens") }
+            if o.skipSpecial { throw .usage("--skip-special is used only with --input tokens") }
         }
         return o
     }

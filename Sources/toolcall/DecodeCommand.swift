@@ -7,14 +7,15 @@ import ToolCallKit
 struct DecodeCommand {
     let options: DecodeOptions
 
-    /// The format named by `--format`, or inferred from `--model DIR`.
-    func resolveFormat() throws(ExitError) -> ToolCallFormat {
+    /// The format named by `--format`, or inferred from `--model DIR`; with a note for stderr
+    /// when the inferred format is only a family default (written once everything else has
+    /// loaded, so that an error stays the one line on stderr).
+    func resolveFormat() throws(ExitError) -> (format: ToolCallFormat, note: String?) {
         if let name = options.format {
             guard let format = ToolCallFormat(name: name) else {
-                let names = ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ")
-                throw .usage("unknown format '\(name)' (one of: \(names))")
+                throw .usage(FormatNames.unknown(name))
             }
-            return format
+            return (format, nil)
         }
         let dir = options.model ?? ""
         let inferred: FormatInference
@@ -26,11 +27,14 @@ struct DecodeCommand {
         guard let format = inferred.format else {
             throw .usage("--model \(dir): no tool-call format found; evidence: " + inferred.evidence.joined(separator: "; "))
         }
-        return format
+        let note = FormatNames.weakEvidence(inferred).map {
+            "--model \(dir): decoding as \(format.rawValue), \($0); pass --format NAME to choose"
+        }
+        return (format, note)
     }
 
     func run() throws(ExitError) {
-        let format = try resolveFormat()
+        let (format, note) = try resolveFormat()
         guard format.isImplemented else {
             throw .usage("format '\(format.rawValue)' is planned but not implemented in this build")
         }
@@ -46,18 +50,20 @@ struct DecodeCommand {
                 throw .file("--tools \(path): \(error.message)")
             }
             for warning in tools?.validationWarnings ?? [] {
-                StandardStreams.writeError("toolcall: warning: --tools \(path): \(warning)\n")
+                Messages.warning("--tools \(path): \(warning)")
             }
         }
         var decoderOptions = ToolCallDecoder.Options(
             rawSpans: options.raw, idSeed: options.idSeed,
             reasoning: options.reasoning, reasoningOpen: options.reasoningOpen, validate: options.validate)
-        if let cap = options.maxCallBytes { decoderOptions.maxCallBytes = (try? Limit(cap)) ?? .unlimited }
+        if let cap = options.maxCallBytes { decoderOptions.maxCallBytes = cap }
+        decoderOptions.wholeCalls = options.wholeCalls
         var decoder = ToolCallDecoder(format: format, tools: tools, options: decoderOptions)
         var writer = EventWriter(options: options)
+        let tokenizer = options.input == "tokens" ? try loadTokenizer() : nil
+        if let note { Messages.note(note) }
 
-        if options.input == "tokens" {
-            let tokenizer = try loadTokenizer()
+        if let tokenizer {
             var tokens = TokenStreamDecoder(tokenizer: tokenizer, decoder: decoder, skipSpecial: options.skipSpecial)
             try TokenInput(chunkBytes: options.chunkBytes).run(&tokens, writer: &writer)
             return
@@ -68,7 +74,7 @@ struct DecodeCommand {
             var offset = 0
             let piece = options.chunkBytes ?? chunk.count
             while offset < chunk.count {
-                let end = min(chunk.count, offset + piece)
+                let end = offset + min(piece, chunk.count - offset)
                 let events = decoder.feed(chunk[offset..<end])
                 offset = end
                 if !writer.write(events) { return }
@@ -89,7 +95,8 @@ struct EventWriter {
         if options.output == "openai" {
             let model = options.model.map { ModelName.of(folder: $0) } ?? "toolcall"
             lines = EventLineWriter(.openAI(OpenAIChunkEncoder(
-                id: OpenAIChunkEncoder.makeID(seed: options.idSeed), created: Int(time(nil)), model: model)))
+                id: OpenAIChunkEncoder.makeID(seed: options.idSeed), created: Int(time(nil)), model: model,
+                wholeCalls: options.wholeCalls)))
         } else {
             lines = EventLineWriter(.events(raw: options.raw))
         }
@@ -182,5 +189,60 @@ enum StandardStreams {
                 throw .file("\(what) \(path): \(errorText())")
             }
         }
+    }
+}
+
+/// Format names in messages: suggestions for names that are not formats, and the evidence
+/// behind an inferred format that is only a default.
+enum FormatNames {
+    /// Names people try that are model families, with the format those models write.
+    static let families: [(names: [String], format: ToolCallFormat, who: String)] = [
+        (["qwen", "qwen2", "qwen2.5", "qwen3", "hermes", "hermes2", "hermes3", "nous"], .json, "Qwen and Hermes models write"),
+        (["qwen3-coder", "qwen3_coder", "qwen3coder", "qwen_coder", "nemotron"], .xmlFunction, "Qwen3-Coder writes"),
+        (["llama", "llama3.1", "llama3.2", "llama3.3", "llama3_json", "llama-3"], .llama3, "Llama 3 models write"),
+        (["glm", "glm45", "glm4.5", "glm4.6", "glm4_moe", "glm47"], .glm4, "GLM 4.5 and later write"),
+        (["kimi", "kimi-k2", "kimik2"], .kimiK2, "Kimi K2 writes"),
+        (["minimax", "minimax-m2", "minimaxm2"], .minimaxM2, "MiniMax M2 writes"),
+        (["functiongemma", "function_gemma"], .gemma, "FunctionGemma writes"),
+        (["lfm", "lfm2.5", "liquid"], .lfm2, "Liquid LFM2 writes"),
+        (["mixtral", "magistral", "devstral"], .mistral, "Mistral models write"),
+    ]
+
+    /// The message for `--format NAME` when NAME is not a format.
+    static func unknown(_ name: String) -> String {
+        let names = ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ")
+        let key = name.lowercased()
+        let list = "(the formats: \(names); `toolcall infer DIR` names a model folder's format)"
+        if let f = ToolCallFormat(name: key) {
+            return "unknown format '\(name)': try --format \(f.rawValue) \(list)"
+        }
+        if let family = families.first(where: { $0.names.contains(key) }) {
+            let f = family.format.rawValue
+            return "unknown format '\(name)': \(family.who) \(f), so try --format \(f) \(list)"
+        }
+        return "unknown format '\(name)' \(list)"
+    }
+
+    /// The decisive evidence line when it says the format is a default or ambiguous; nil when
+    /// the folder states its format (a declaration, a template or a token).
+    ///
+    /// The evidence is ordered strongest first, so the first line that names the chosen
+    /// format (`→ json`, `declares json`) is the one that decided.
+    static func weakEvidence(_ inferred: FormatInference) -> String? {
+        guard let format = inferred.format else { return nil }
+        let decisive = inferred.evidence.first { names($0, "→ " + format.rawValue) || names($0, "declares " + format.rawValue) }
+        guard let line = decisive, line.contains("default") || line.contains("ambiguous") else { return nil }
+        return "which is only a default: \(line)"
+    }
+
+    /// Whether `line` holds `phrase` as whole words (`→ gemma` is not in `→ gemma4`).
+    private static func names(_ line: String, _ phrase: String) -> Bool {
+        var rest = line[...]
+        while let r = rest.firstRange(of: phrase) {
+            let next = rest[r.upperBound...].first
+            if next.map({ !($0.isLetter || $0.isNumber || $0 == "_") }) ?? true { return true }
+            rest = rest[r.upperBound...]
+        }
+        return false
     }
 }

@@ -13,12 +13,33 @@ extension DecodeCommand {
 
     func loadTokenizer() throws(ExitError) -> Tokenizer {
         guard let path = tokenizerPath else { throw .usage("--input tokens needs --tokenizer FILE or --model DIR") }
-        let bytes = try StandardStreams.readFile(path, what: "--tokenizer")
+        // Name the option the path came from: a folder without tokenizer.json is --model's problem.
+        let fromModel = options.tokenizer == nil
+        let bytes: [UInt8]
+        do {
+            bytes = try StandardStreams.readFile(path, what: fromModel ? "--model" : "--tokenizer")
+        } catch {
+            guard fromModel, let message = error.message else { throw error }
+            throw .file(message + " (--input tokens reads the model folder's tokenizer.json; "
+                + "give --tokenizer FILE when it is elsewhere)")
+        }
         do {
             return try Tokenizer(json: bytes, source: path)
         } catch {
-            throw .file("--tokenizer \(error.description)")
+            let option = fromModel ? "--model" : "--tokenizer"
+            if Self.looksLikeTokenizerConfig(bytes) {
+                throw .file("\(option) \(path) is a tokenizer_config.json, not a tokenizer.json: "
+                    + "give the tokenizer.json beside it (the file with the vocabulary, its \"model\")")
+            }
+            throw .file("\(option) \(error.description)")
         }
+    }
+
+    /// Whether a file that is not a usable tokenizer.json is the tokenizer_config.json that
+    /// sits beside it (users mix the two up): a JSON object with its keys and no `model`.
+    static func looksLikeTokenizerConfig(_ bytes: [UInt8]) -> Bool {
+        guard let v = try? JSONValue.parse(bytes), v.isObject, v["model"] == nil else { return false }
+        return ["tokenizer_class", "added_tokens_decoder", "chat_template", "model_max_length"].contains { v[$0] != nil }
     }
 }
 
@@ -34,7 +55,7 @@ struct TokenInput {
             var offset = 0
             let piece = chunkBytes ?? chunk.count
             while offset < chunk.count {
-                let end = min(chunk.count, offset + piece)
+                let end = offset + min(piece, chunk.count - offset)
                 ids.removeAll(keepingCapacity: true)
                 let first = scanner.count + 1
                 let failure = scanner.scan(chunk[offset..<end], into: &ids)
@@ -70,7 +91,8 @@ struct TokenInput {
         if f.isNumber {
             return .file("token \(f.position) (\(f.text)) is outside the vocabulary")
         }
-        return .file("token \(f.position) ('\(f.text)') is not a number")
+        return .file("token \(f.position) ('\(f.text)') is not a number: --input tokens reads "
+            + "whole numbers separated by white space, such as `19457 0 220` (not a JSON array)")
     }
 
     private func write(_ events: [ToolCallEvent], to writer: inout EventWriter) {

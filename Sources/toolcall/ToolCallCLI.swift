@@ -5,43 +5,6 @@ import ToolCallKit
 
 @main
 struct ToolCallCLI {
-    static let version = "0.1.0"
-
-    static let help = """
-        OVERVIEW: Turn a language model's raw output into typed tool calls while it streams.
-
-        USAGE: toolcall decode (--format NAME | --model DIR) [options] < model-output
-               toolcall infer DIR
-               toolcall formats
-               toolcall --version | --help
-
-        ARGUMENTS:
-          NAME                    A format: json, lfm2, xml_function, glm4, gemma, gemma4,
-                                  kimi_k2, minimax_m2, mistral, llama3 (case names such as
-                                  xmlFunction are accepted too).
-          DIR                     A Hugging Face model folder.
-
-        OPTIONS (decode):
-          --format NAME           The wire format of the model's output.
-          --model DIR             Infer the format (and tokenizer) from a model folder.
-          --tools FILE            An OpenAI-style tools array: only these names are accepted,
-                                  and text-valued arguments are typed by their schemas.
-          --validate              Check arguments against the tools' schemas (needs --tools).
-          --input text|tokens     Standard input is text (default) or token ids.
-          --tokenizer FILE        A tokenizer.json for --input tokens.
-          --skip-special          Drop special tokens that are not format markers.
-          --output events|openai  JSON events (default) or OpenAI chat.completion.chunk lines.
-          --raw                   Add the exact input bytes to every event ("raw").
-          --reasoning             Separate reasoning blocks into reasoning events.
-          --reasoning-open        Start inside a reasoning block (implies --reasoning).
-          --max-call-bytes N      Reject calls larger than N bytes (default 16777216).
-          --id-seed N             Seed call ids, for reproducible output.
-          --chunk-bytes N         Feed standard input in pieces of N bytes (for tests).
-
-        EXIT STATUS:
-          0 success, 1 an unreadable or invalid file, 2 bad usage, 3 infer found no format.
-        """
-
     static func main() {
         signal(SIGPIPE, SIG_IGN)
         let args = CommandLine.arguments.dropFirst()
@@ -54,7 +17,7 @@ struct ToolCallCLI {
     }
 
     static func fail(_ error: ExitError) -> Never {
-        if let message = error.message { StandardStreams.writeError("toolcall: \(message)\n") }
+        if let message = error.message { Messages.error(message) }
         exit(error.code)
     }
 
@@ -62,11 +25,27 @@ struct ToolCallCLI {
         guard let command = args.first else {
             throw .usage("missing command: decode, infer or formats (see toolcall --help)")
         }
+        let rest = args.dropFirst()
         switch command {
-        case "--help", "-h", "help":
-            StandardStreams.writeOut(help + "\n")
+        case "--help", "-h":
+            StandardStreams.writeOut(Help.main + "\n")
+        case "help":
+            // `toolcall help decode` is `toolcall decode --help`.
+            switch rest.first {
+            case nil: StandardStreams.writeOut(Help.main + "\n")
+            case "decode": StandardStreams.writeOut(Help.decode + "\n")
+            case "infer": StandardStreams.writeOut(Help.infer + "\n")
+            case "formats": StandardStreams.writeOut(Help.formatsCommand + "\n")
+            case let other?: throw .usage("no help for '\(other)': the commands are decode, infer and formats")
+            }
         case "--version":
-            StandardStreams.writeOut("toolcall \(version)\n")
+            StandardStreams.writeOut("toolcall \(Help.version)\n")
+        case "decode" where ArgumentReader.wantsHelp(rest):
+            StandardStreams.writeOut(Help.decode + "\n")
+        case "infer" where ArgumentReader.wantsHelp(rest):
+            StandardStreams.writeOut(Help.infer + "\n")
+        case "formats" where ArgumentReader.wantsHelp(rest):
+            StandardStreams.writeOut(Help.formatsCommand + "\n")
         case "formats":
             guard args.count == 1 else { throw .usage("formats takes no arguments") }
             var out = ""

@@ -14,6 +14,7 @@
 struct CallIDGenerator: Sendable {
     /// How many ids a stream remembers exactly.
     static let remembered = 65_536
+    private let remembered: Int
 
     private var state: UInt64
     private var used: Set<String> = []
@@ -25,7 +26,8 @@ struct CallIDGenerator: Sendable {
     /// 62⁹: the number of 9-character ids.
     private static let space: UInt64 = 13_537_086_546_263_552
 
-    init(seed: UInt64?) {
+    init(seed: UInt64?, remembered: Int = CallIDGenerator.remembered) {
+        self.remembered = remembered
         if let seed {
             state = seed
         } else {
@@ -71,7 +73,7 @@ struct CallIDGenerator: Sendable {
 
     /// The id for a new call: `proposed` when given and unused, otherwise a fresh one.
     mutating func id(for format: ToolCallFormat, proposed: String?) -> String {
-        let remembering = used.count < Self.remembered
+        let remembering = used.count < remembered
         if remembering, let p = proposed, !p.isEmpty, !used.contains(p) {
             used.insert(p)
             return p

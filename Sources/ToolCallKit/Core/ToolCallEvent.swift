@@ -1,4 +1,4 @@
-// ToolCallKit — the events a decoder emits (DESIGN.md §3).
+// ToolCallKit — the events a decoder emits (docs/events.md).
 
 /// A complete, accepted tool call.
 public struct ToolCall: Sendable, Equatable {
@@ -197,7 +197,7 @@ public struct EventText: Sendable, Hashable, CustomStringConvertible, Expressibl
     public func hash(into h: inout Hasher) { h.combine(utf8) }
 }
 
-/// One event of a decoded stream, in source order (DESIGN.md §3).
+/// One event of a decoded stream, in source order (docs/events.md).
 public enum ToolCallEvent: Sendable, Equatable {
     /// Visible content. Its raw span is its own bytes.
     case text(EventText)

@@ -139,7 +139,7 @@ public struct ToolSet: Sendable, Equatable {
         }
     }
 
-    /// Loads an OpenAI-style `tools` array (DESIGN.md §4).
+    /// Loads an OpenAI-style `tools` array (docs/cli.md, Tools and validation).
     ///
     /// Entries may be `{"type": "function", "function": {...}}`, lack `type`, or be flat
     /// `{"name", "parameters"}` objects. `parameters` may be missing (meaning

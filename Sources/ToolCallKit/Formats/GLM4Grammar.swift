@@ -4,7 +4,7 @@
 /// Grammar for the `glm4` format.
 ///
 /// Values go through ``TextValueScanner`` and ``TextArgumentEmitter`` (shared with xmlFunction
-/// and minimaxM2). Rules beyond the sketch in DESIGN.md §2:
+/// and minimaxM2). Rules (docs/formats.md):
 ///
 /// - The name runs from the opener to a newline or the first tag; it is trimmed and announced
 ///   as soon as it ends. `<tool_call>get_time</tool_call>` is a call with `{}`; an empty
@@ -108,19 +108,27 @@ struct GLM4Grammar: CallGrammar {
                     beginValue(at: pos, actions: &actions)
                 }
             case .key(let start):
-                switch Self.keyCloseSet.search(w, from: pos, end: w.end) {
-                case .found(_, let at):
+                let match = Self.keyCloseSet.search(w, from: pos, end: w.end)
+                switch match {
+                case .found(_, let at) where at - start <= Self.maxKeyBytes:
                     pendingKeys.append(trimmed(w, start..<at))
                     pos = at + Self.keyClose.count
                     state = .body
-                case .partial(let at):
-                    pos = at
-                    if pos - start > Self.maxKeyBytes { state = .junk("a key without </arg_key>") }
-                    else { return .needMore }
-                case .none:
-                    pos = w.end
-                    if pos - start > Self.maxKeyBytes { state = .junk("a key without </arg_key>") }
-                    else { return .needMore }
+                case .found, .partial, .none:
+                    // Too long to be a key, whether or not its close came in this chunk: the
+                    // frame is junk, and the search for its end starts where the key began (at
+                    // most the key cap is read again), so every chunking finds the same end.
+                    let scanned: Int
+                    switch match {
+                    case .found(_, let at), .partial(let at): scanned = at
+                    case .none: scanned = w.end
+                    }
+                    guard scanned - start > Self.maxKeyBytes else {
+                        pos = scanned
+                        return .needMore
+                    }
+                    pos = start
+                    state = .junk("a key without </arg_key>")
                 }
             case .value(var scanner):
                 switch scanner.advance(w, tags: Self.valueTags, emitter: &emitter, actions: &actions) {

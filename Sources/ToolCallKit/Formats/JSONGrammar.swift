@@ -3,7 +3,7 @@
 /// Grammar for the `json` format.
 ///
 /// Frames: `<tool_call>` + a call object + `</tool_call>`. Several objects may share one frame,
-/// separated by white space or a comma. Rules beyond the sketch in DESIGN.md §2:
+/// separated by white space or a comma. Rules beyond that frame (docs/formats.md):
 ///
 /// - `arguments` or `parameters`; an object, or a JSON string that encodes an object (decoded
 ///   once). A name-only object inside tags is a zero-argument call (`{}`).

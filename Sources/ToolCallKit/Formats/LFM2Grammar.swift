@@ -5,7 +5,7 @@
 /// Frames: `<|tool_call_start|>` + a Python list of calls + `<|tool_call_end|>`. Each call is
 /// read by ``PythonCallReader`` and reported as soon as its `)` arrives: the first call's raw
 /// span starts at the start marker, a later one's right after the call before it (its `,`
-/// included). Rules beyond the sketch in DESIGN.md §2:
+/// included). Rules (docs/formats.md):
 ///
 /// - White space may follow the start marker and surround the calls; a trailing comma is fine.
 /// - `[]` (or `[ ]`) is no call: markup.

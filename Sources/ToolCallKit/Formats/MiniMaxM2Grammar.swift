@@ -4,7 +4,7 @@
 /// Grammar for the `minimax_m2` format.
 ///
 /// The frame machinery is ``TaggedFunctionParser`` (shared with xmlFunction) and values go
-/// through ``TextValueScanner`` and ``TextArgumentEmitter``. Rules beyond DESIGN.md §2:
+/// through ``TextValueScanner`` and ``TextArgumentEmitter``. Rules (docs/formats.md):
 ///
 /// - Every `<invoke>` of a block is a call, in order.
 /// - Names and keys are unquoted (`"f"`, `'f'` or bare `f`) and trimmed.
@@ -17,7 +17,7 @@
 ///   quoted `<invoke name=` or wrapper opens a level that its own closer ends.
 /// - A bare `<invoke name=` block is a call too (servers may strip the wrapper tokens); a
 ///   missing `</minimax:tool_call>` at end of stream leaks no markup.
-/// - Typing per DESIGN.md §2: with `anyOf[string, null]` only a literal `null`/`None` is null.
+/// - Typing as in docs/formats.md: with `anyOf[string, null]` only a literal `null`/`None` is null.
 struct MiniMaxM2Grammar: CallGrammar {
     static let tags = TaggedFunctionTags(
         wrapper: ("<minimax:tool_call>", "</minimax:tool_call>"), function: ("<invoke name=", "</invoke>"),

@@ -4,7 +4,7 @@
 /// Grammar for the `xml_function` format.
 ///
 /// The frame machinery is ``TaggedFunctionParser`` (shared with minimaxM2) and values go through
-/// ``TextValueScanner`` and ``TextArgumentEmitter``. Rules beyond the sketch in DESIGN.md §2:
+/// ``TextValueScanner`` and ``TextArgumentEmitter``. Rules (docs/formats.md):
 ///
 /// - Values are raw text (no XML entity decoding); exactly one leading and one trailing `\n`
 ///   are stripped; other white space is data.

@@ -1,6 +1,6 @@
 // ToolCallKit — events as JSON lines (`--output events`).
 
-/// Writes events as the one-line JSON objects of DESIGN.md §3 and §4.
+/// Writes events as the one-line JSON objects of docs/events.md and docs/cli.md.
 ///
 /// Bytes that are not valid UTF-8 become U+FFFD here; the library's own raw spans keep them.
 public enum EventJSONEncoder {

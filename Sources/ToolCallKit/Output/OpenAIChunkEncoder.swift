@@ -1,6 +1,6 @@
 // ToolCallKit — events as OpenAI `chat.completion.chunk` objects (`--output openai`).
 
-/// Turns the events of one stream into OpenAI streaming chunks (DESIGN.md §4).
+/// Turns the events of one stream into OpenAI streaming chunks (docs/cli.md, Output).
 ///
 /// The first chunk's delta carries `"role": "assistant"`; text goes in `content`, reasoning in
 /// `reasoning_content`; a call's first delta carries its `index`, `id`, `"type": "function"`,
@@ -10,7 +10,9 @@
 /// that concatenates the fragments by index gets exactly the calls and text of the events.
 ///
 /// Rejections are not chunks: ``encode(_:)`` returns them separately (the CLI writes them to
-/// standard error). It does not buffer: each event becomes at most one chunk, at once.
+/// standard error). It does not buffer, except that with `wholeCalls` (for a decoder with
+/// ``ToolCallDecoder/Options/wholeCalls``, whose accepted calls come as a start, one delta and
+/// the call) a call's start waits for its delta, so that the whole call is one chunk.
 public struct OpenAIChunkEncoder: Sendable {
     /// The encoded output of one event.
     public struct Output: Sendable {
@@ -27,15 +29,32 @@ public struct OpenAIChunkEncoder: Sendable {
     private var started: Set<Int> = []
     private var rejectedStarted: [(index: Int, reason: String)] = []
     private var accepted = 0
+    /// Whether a call's start waits for its delta (one chunk per call).
+    public let wholeCalls: Bool
+    /// With ``wholeCalls``, the start that waits for its delta.
+    private var heldStart: (index: Int, id: String, name: String)?
 
     /// - Parameters:
     ///   - id: the completion id (`chatcmpl-` + 24 letters and digits; see ``makeID(seed:)``).
     ///   - created: Unix seconds.
     ///   - model: the model folder's name, or `toolcall`.
-    public init(id: String, created: Int, model: String) {
+    ///   - wholeCalls: write each call as one chunk (its id, name and all its arguments), for
+    ///     a decoder with ``ToolCallDecoder/Options/wholeCalls``.
+    public init(id: String, created: Int, model: String, wholeCalls: Bool = false) {
         self.id = id
         self.created = created
         self.model = model
+        self.wholeCalls = wholeCalls
+    }
+
+    /// A call's first delta: its index, id, type and name, and `arguments`.
+    private static func firstDelta(index: Int, id: String, name: String, arguments: String) -> JSONValue {
+        .object([
+            (key: "index", value: .number(String(index))),
+            (key: "id", value: .string(id)),
+            (key: "type", value: .string("function")),
+            (key: "function", value: .object([(key: "name", value: .string(name)), (key: "arguments", value: .string(arguments))])),
+        ])
     }
 
     /// A `chatcmpl-` id, reproducible under a seed.
@@ -56,22 +75,38 @@ public struct OpenAIChunkEncoder: Sendable {
             out.chunks.append(chunk(delta: [(key: "reasoning_content", value: .string(t.string))]))
         case .toolCallStart(let index, let id, let name):
             started.insert(index)
-            let call: JSONValue = .object([
-                (key: "index", value: .number(String(index))),
-                (key: "id", value: .string(id)),
-                (key: "type", value: .string("function")),
-                (key: "function", value: .object([(key: "name", value: .string(name)), (key: "arguments", value: .string(""))])),
-            ])
+            if wholeCalls {
+                heldStart = (index, id, name)
+                break
+            }
+            let call = Self.firstDelta(index: index, id: id, name: name, arguments: "")
             out.chunks.append(chunk(delta: [(key: "tool_calls", value: .array([call]))]))
         case .toolCallDelta(let index, let arguments):
-            let call: JSONValue = .object([
-                (key: "index", value: .number(String(index))),
-                (key: "function", value: .object([(key: "arguments", value: .string(arguments.string))])),
-            ])
+            let call: JSONValue
+            if let held = heldStart, held.index == index {
+                heldStart = nil
+                call = Self.firstDelta(index: index, id: held.id, name: held.name, arguments: arguments.string)
+            } else {
+                call = .object([
+                    (key: "index", value: .number(String(index))),
+                    (key: "function", value: .object([(key: "arguments", value: .string(arguments.string))])),
+                ])
+            }
             out.chunks.append(chunk(delta: [(key: "tool_calls", value: .array([call]))]))
-        case .toolCall:
+        case .toolCall(let c):
+            if let held = heldStart, held.index == c.index {
+                // A start without a delta: the call still appears, with its arguments.
+                heldStart = nil
+                let call = Self.firstDelta(index: held.index, id: held.id, name: held.name, arguments: c.arguments.jsonText)
+                out.chunks.append(chunk(delta: [(key: "tool_calls", value: .array([call]))]))
+            }
             accepted += 1
         case .rejected(let r):
+            if let held = heldStart, held.index == r.index {
+                // Held back and never shown: the client has nothing to take back.
+                heldStart = nil
+                started.remove(held.index)
+            }
             if let index = r.index, started.contains(index) {
                 rejectedStarted.append((index, r.reason.rawValue))
             }

@@ -35,7 +35,7 @@ struct Marker: Sendable {
     }
 }
 
-/// How the decoder skips the rest of a call that went over the size cap (DESIGN.md §6).
+/// How the decoder skips the rest of a call that went over the size cap (docs/events.md, Caps).
 enum SkipRule: Sendable {
     /// Skip through the first of these end markers (it is part of the skipped call).
     case through([[UInt8]])

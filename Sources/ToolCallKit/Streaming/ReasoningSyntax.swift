@@ -9,7 +9,7 @@
 /// pair (any close marker when the stream started inside a block, `--reasoning-open`).
 ///
 /// Tool-call markup inside a block is reasoning, not a call, except where a family's models
-/// are known to open calls without closing their reasoning (DESIGN.md §2): for `json` (Qwen3)
+/// are known to open calls without closing their reasoning (docs/events.md): for `json` (Qwen3)
 /// `<tool_call>` ends the block, and for `kimiK2` `<|tool_calls_section_begin|>` (and a lone
 /// `<|tool_call_begin|>`) ends it. No other format has such a rule.
 struct ReasoningSyntax: Sendable {

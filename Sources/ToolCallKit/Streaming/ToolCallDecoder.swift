@@ -4,13 +4,13 @@
 ///
 /// One decoder serves one generation stream. Feed it chunks of any size (even one byte, even
 /// half a UTF-8 sequence) with ``feed(_:)`` and call ``finish()`` once at the end. The events
-/// for the same bytes are equivalent however they were chunked (DESIGN.md §3), each byte is
+/// for the same bytes are equivalent however they were chunked (docs/events.md), each byte is
 /// examined a bounded number of times, and only a suffix that could still begin a marker (or
 /// an unfinished UTF-8 sequence) is held back.
 ///
 /// The decoder is the driver of the pipeline: it scans text for the format's markers, hands
 /// each frame to the format's ``CallGrammar``, and owns raw-span accounting, call ids,
-/// authorization against the declared tools, the caps of DESIGN.md §6 and end of stream. It is
+/// authorization against the declared tools, the size and depth caps and end of stream. It is
 /// a `Sendable` value: copy it to fork a stream's state.
 ///
 /// It does not detokenize (see ``TokenStreamDecoder``) and does not write JSON (the CLI does).
@@ -371,6 +371,10 @@ public struct ToolCallDecoder: Sendable {
         mode = .finished
         events.append(.end(toolCalls: accepted, rejected: rejectedCount, bytes: window.received))
     }
+
+    /// Bytes of input storage the decoder holds right now (its window's capacity): for tests
+    /// that a finished large call leaves nothing large behind.
+    package var retainedInputBytes: Int { window.storage.capacity }
 
     /// The texts of the format's markers (start markers and stray end markers), for layers
     /// that need to know them: the token layer keeps special tokens with these texts.

@@ -1,6 +1,6 @@
 // ToolCallKit — token ids in, tool-call events out.
 
-/// Decodes a stream of token ids into the events of DESIGN.md §3.
+/// Decodes a stream of token ids into the events of docs/events.md.
 ///
 /// Ids are detokenized with a ``Detokenizer`` (exactly as `tokenizers` decodes them with
 /// `skip_special_tokens=False`) and the bytes are fed to a ``ToolCallDecoder``. A special token

@@ -34,7 +34,7 @@
 public struct SchemaValidator: Sendable {
     /// One way a value breaks its schema.
     ///
-    /// Its ``description`` is the `invalid_arguments` detail line of DESIGN.md §3:
+    /// Its ``description`` is the `invalid_arguments` detail line (docs/events.md):
     /// `<JSON Pointer>: expected <what>, found <value>`. The pointer of the value itself (the
     /// arguments object) is the empty string, as RFC 6901 spells the root.
     public struct Violation: Sendable, Equatable, CustomStringConvertible {

@@ -18,7 +18,7 @@
 ///   runs into the delimiter (`Tokyo<|"|>`: the opening one was dropped) is a string ended by
 ///   it; the delimiter is never part of a value.
 ///
-/// Typing is by that syntax. With a schema for a top-level key (DESIGN.md §2) it narrows: a
+/// Typing is by that syntax. With a schema for a top-level key (docs/formats.md) it narrows: a
 /// declared string keeps the text, another declared type converts a string's text by
 /// ``SchemaTyping``, and a value that fits no declared type is reported as a mismatch line.
 ///
@@ -546,7 +546,7 @@ struct GemmaValueReader: Sendable {
         return nil
     }
 
-    /// Types a top-level value by its key's schema (DESIGN.md §2).
+    /// Types a top-level value by its key's schema (docs/formats.md, Typing).
     private func narrow(_ v: JSONValue, kind: Kind, key: String) -> Swift.Result<JSONValue, MismatchLineError> {
         let schema = tool?.schema(forArgument: key)
         let types = SchemaTyping.types(of: schema)

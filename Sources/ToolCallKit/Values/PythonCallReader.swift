@@ -22,7 +22,7 @@
 ///   `true`/`false`/`null`; lists, tuples and sets (arrays); dicts (objects, scalar keys).
 /// - A bare word where a value belongs is a string (models drift: `unit=celsius`).
 ///
-/// Typing against the tool's schema (DESIGN.md §2): a declared string keeps the literal's
+/// Typing against the tool's schema (docs/formats.md): a declared string keeps the literal's
 /// source text (`count=5` gives `"5"`); a string literal for a declared non-string type is
 /// converted by ``SchemaTyping`` or reported as ``Result/invalid(_:end:)``.
 ///
@@ -717,7 +717,7 @@ struct PythonCallReader: Sendable {
         return tools?[name]?.schema(forArgument: key)
     }
 
-    /// A keyword argument's value narrowed by its schema (DESIGN.md §2).
+    /// A keyword argument's value narrowed by its schema (docs/formats.md, Typing).
     private mutating func typed(_ v: JSONValue, spelling: Spelling, source: ArraySlice<UInt8>) -> JSONValue {
         let schema = schema(for: argKey)
         let types = SchemaTyping.types(of: schema)

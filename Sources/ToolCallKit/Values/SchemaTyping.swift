@@ -1,4 +1,4 @@
-// ToolCallKit — typing text-valued arguments by the tool's JSON schema (DESIGN.md §2).
+// ToolCallKit — typing text-valued arguments by the tool's JSON schema (docs/formats.md, Typing).
 
 /// Turns an argument written as text into a typed JSON value.
 ///

@@ -9,7 +9,7 @@
 ///   `"` + JSON-escaped fragments + `"` while its bytes arrive; any other value is emitted as
 ///   compact JSON when it ends; `}` closes the object. The fragments of one call concatenate to
 ///   JSON that parses equal to the final arguments.
-/// - Typing (DESIGN.md §2, ``SchemaTyping``): a declared `string` streams at once; without a
+/// - Typing (docs/formats.md, ``SchemaTyping``): a declared `string` streams at once; without a
 ///   schema a value is held only while it could still be a JSON number, `true`, `false` or
 ///   `null` (``ScalarProbe``), and a value starting with `{` or `[` is held to its end; a
 ///   `string`/`null` union is held only while it could still be `null`/`None`; any other

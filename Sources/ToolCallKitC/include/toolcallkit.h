@@ -46,7 +46,8 @@
  *   "reasoning_open"  bool: the stream starts inside a reasoning block (implies "reasoning")
  *   "raw"             bool: add the exact input bytes ("raw") to events (not with "openai")
  *   "id_seed"         integer >= 0: seed call ids, for reproducible output
- *   "max_call_bytes"  integer >= 1: reject larger calls as "too_large"
+ *   "max_call_bytes"  integer >= 1, or "unlimited": reject larger calls as "too_large"
+ *                     (default 16 MiB)
  *   "tokenizer"       string: the path of a Hugging Face tokenizer.json; the decoder then
  *                     takes token ids (tck_feed_tokens) instead of bytes
  *   "skip_special"    bool: drop special tokens that are not format markers (with a tokenizer)

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+import ToolCallKit
 
 /// Bytes collected on another thread.
 final class Collected: Sendable {
@@ -23,7 +24,14 @@ enum CLI {
         try run(args, bytes: Array(stdin.utf8))
     }
 
+    /// A child that exits before reading its input (a usage error) closes the pipe: writing to
+    /// it must be an error to ignore, not a SIGPIPE that ends the test process. A handler that
+    /// does nothing (not SIG_IGN, which children would inherit: exec resets a handler to the
+    /// default, so the shell pipelines of the tests below still end on SIGPIPE).
+    private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, { _ in }) }()
+
     static func run(_ args: [String], bytes: [UInt8]) throws -> Result {
+        _ = ignoreSIGPIPE
         let p = Process()
         p.executableURL = binary
         p.arguments = args
@@ -32,8 +40,8 @@ enum CLI {
         p.standardOutput = output
         p.standardError = error
         try p.run()
-        input.fileHandleForWriting.write(Data(bytes))
-        try input.fileHandleForWriting.close()
+        try? input.fileHandleForWriting.write(contentsOf: Data(bytes))
+        try? input.fileHandleForWriting.close()
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = error.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
@@ -50,6 +58,8 @@ struct CLICase: CustomTestStringConvertible, Sendable {
     var stdin: String = ""
     /// Raw input bytes, when they are not valid UTF-8 (overrides `stdin`).
     var bytes: [UInt8]? = nil
+    /// A file under `Fixtures/` to use as standard input (overrides `stdin` and `bytes`).
+    var stdinFile: String? = nil
     var status: Int32
     var golden: String? = nil
     var stderrContains: String? = nil
@@ -67,8 +77,7 @@ struct CLITests {
         CLICase(name: "formats lists all ten", args: ["formats"], status: 0, golden: "formats"),
         CLICase(name: "version", args: ["--version"], status: 0, golden: "version"),
         CLICase(name: "demo stream, seeded ids", args: ["decode", "--format", "json", "--id-seed", "42"],
-                stdin: (try? String(contentsOf: FixturePaths.root.appendingPathComponent("demo/stream.txt"), encoding: .utf8)) ?? "",
-                status: 0, golden: "demo-json"),
+                stdinFile: "demo/stream.txt", status: 0, golden: "demo-json"),
         CLICase(name: "raw spans, 3-byte chunks", args: ["decode", "--format", "mistral", "--raw", "--id-seed", "1", "--chunk-bytes", "3"],
                 stdin: "Sure.[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"} done", status: 0, golden: "mistral-raw"),
         CLICase(name: "undeclared tool is rejected", args: ["decode", "--format", "json", "--tools", toolsPath, "--id-seed", "1"],
@@ -99,7 +108,52 @@ struct CLITests {
         CLICase(name: "unknown format with =", args: ["decode", "--format=yaml"], status: 2, stderrContains: "unknown format 'yaml'"),
         CLICase(name: "chunk bytes negative", args: ["decode", "--format", "json", "--chunk-bytes", "-3"], status: 2, stderrContains: "--chunk-bytes"),
         CLICase(name: "chunk bytes not a number", args: ["decode", "--format", "json", "--chunk-bytes", "ten"], status: 2, stderrContains: "not 'ten'"),
-        CLICase(name: "max call bytes zero", args: ["decode", "--format", "json", "--max-call-bytes", "0"], status: 2, stderrContains: "--max-call-bytes takes a whole number of at least 1"),
+        CLICase(name: "max call bytes zero", args: ["decode", "--format", "json", "--max-call-bytes", "0"], status: 2,
+                stderrContains: "--max-call-bytes takes a whole number from 1 to \(CLITests.largestLimit), or 'unlimited', not '0'"),
+        CLICase(name: "max call bytes Int.max (it trapped once)", args: ["decode", "--format", "json", "--max-call-bytes", "9223372036854775807"],
+                status: 2, stderrContains: "--max-call-bytes takes a whole number from 1 to"),
+        CLICase(name: "max call bytes negative", args: ["decode", "--format", "json", "--max-call-bytes=-1"], status: 2,
+                stderrContains: "not '-1'"),
+        CLICase(name: "max call bytes beyond Int", args: ["decode", "--format", "json", "--max-call-bytes", "99999999999999999999"],
+                status: 2, stderrContains: "--max-call-bytes takes a whole number from 1 to"),
+        CLICase(name: "max call bytes unlimited", args: ["decode", "--format", "json", "--max-call-bytes", "unlimited", "--id-seed", "1"],
+                stdin: "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>", status: 0, golden: "max-call-bytes-unlimited"),
+        CLICase(name: "max call bytes at the largest value", args: ["decode", "--format", "json", "--max-call-bytes", CLITests.largestLimit, "--id-seed", "1"],
+                stdin: "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>", status: 0, golden: "max-call-bytes-unlimited"),
+        CLICase(name: "a small cap rejects a larger call", args: ["decode", "--format", "json", "--max-call-bytes", "20", "--id-seed", "1"],
+                stdin: "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>", status: 0, golden: "max-call-bytes-20"),
+        CLICase(name: "repeated --format", args: ["decode", "--format", "json", "--format", "mistral"], status: 2,
+                stderrContains: "--format is given more than once"),
+        CLICase(name: "repeated --format, with =", args: ["decode", "--format=json", "--format=json"], status: 2,
+                stderrContains: "--format is given more than once"),
+        CLICase(name: "repeated --tools", args: ["decode", "--format", "json", "--tools", "a.json", "--tools", "b.json"], status: 2,
+                stderrContains: "--tools is given more than once"),
+        CLICase(name: "a repeated flag means the same as one (scripts add flags they may already have)",
+                args: ["decode", "--format", "json", "--raw", "--raw", "--reasoning", "--reasoning"], stdin: "hi", status: 0),
+        CLICase(name: "--tokenizer without --input tokens", args: ["decode", "--format", "json", "--tokenizer", "t.json"], status: 2,
+                stderrContains: "--tokenizer is used only with --input tokens"),
+        CLICase(name: "--skip-special without --input tokens", args: ["decode", "--format", "json", "--skip-special"], status: 2,
+                stderrContains: "--skip-special is used only with --input tokens"),
+        CLICase(name: "qwen is not a format: suggest json and infer", args: ["decode", "--format", "qwen"], status: 2,
+                stderrContains: "unknown format 'qwen': Qwen and Hermes models write json, so try --format json (the formats: json, lfm2, xml_function, glm4, gemma, gemma4, kimi_k2, minimax_m2, mistral, llama3; `toolcall infer DIR` names a model folder's format)"),
+        CLICase(name: "hermes is not a format: suggest json", args: ["decode", "--format", "hermes"], status: 2,
+                stderrContains: "so try --format json"),
+        CLICase(name: "a format in capitals", args: ["decode", "--format", "JSON"], status: 2,
+                stderrContains: "unknown format 'JSON': try --format json"),
+        CLICase(name: "qwen3-coder suggests xml_function", args: ["decode", "--format", "qwen3-coder"], status: 2,
+                stderrContains: "so try --format xml_function"),
+        CLICase(name: "an unknown name still points to infer", args: ["decode", "--format", "yaml"], status: 2,
+                stderrContains: "`toolcall infer DIR` names a model folder's format"),
+        CLICase(name: "control bytes in an echoed option are escaped", args: ["decode", "--format", "json", "--fr\u{1B}[31mob\nx"], status: 2,
+                stderrContains: "unknown option '--fr\\u{1B}[31mob\\nx' for decode"),
+        CLICase(name: "control bytes in an echoed format name are escaped", args: ["decode", "--format", "a\u{7}\u{202E}b"], status: 2,
+                stderrContains: "unknown format 'a\\u{7}\\u{202E}b'"),
+        CLICase(name: "decode --help", args: ["decode", "--help"], status: 0, golden: "decode-help"),
+        CLICase(name: "decode -h after other options", args: ["decode", "--format", "json", "-h"], status: 0, golden: "decode-help"),
+        CLICase(name: "help decode", args: ["help", "decode"], status: 0, golden: "decode-help"),
+        CLICase(name: "--help", args: ["--help"], status: 0, golden: "help"),
+        CLICase(name: "infer --help", args: ["infer", "--help"], status: 0, golden: "infer-help"),
+        CLICase(name: "help for no such command", args: ["help", "frob"], status: 2, stderrContains: "no help for 'frob'"),
         CLICase(name: "id seed negative", args: ["decode", "--format", "json", "--id-seed", "-1"], status: 2, stderrContains: "--id-seed"),
         CLICase(name: "unknown input kind", args: ["decode", "--format", "json", "--input", "xml"], status: 2, stderrContains: "--input takes 'text' or 'tokens'"),
         CLICase(name: "unknown output kind", args: ["decode", "--format", "json", "--output", "yaml"], status: 2, stderrContains: "--output takes 'events' or 'openai'"),
@@ -112,9 +166,14 @@ struct CLITests {
                 stdin: "1 2", status: 1, stderrContains: "--tokenizer"),
     ]
 
+    /// `Limit.largest`, the largest `--max-call-bytes`.
+    static let largestLimit = String(Limit.largest)
+
     @Test("runs the binary", arguments: cases)
     func row(_ c: CLICase) throws {
-        let r = try CLI.run(c.args, bytes: c.bytes ?? Array(c.stdin.utf8))
+        var input = c.bytes ?? Array(c.stdin.utf8)
+        if let file = c.stdinFile { input = Array(try FixturePaths.data(file)) }
+        let r = try CLI.run(c.args, bytes: input)
         #expect(r.status == c.status, "stderr: \(r.stderr)")
         if let golden = c.golden {
             let url = FixturePaths.root.appendingPathComponent("cli/\(golden).stdout")
@@ -126,6 +185,8 @@ struct CLITests {
         }
         if let fragment = c.stderrContains {
             #expect(r.stderr.contains(fragment), "stderr: \(r.stderr)")
+            #expect(r.stderr.hasPrefix("toolcall: "))
+            #expect(!r.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "raw control bytes: \(r.stderr.debugDescription)")
             #expect(r.stderr.split(separator: "\n").count == 1, "one line: \(r.stderr)")
             #expect(r.stdout.isEmpty)
         }

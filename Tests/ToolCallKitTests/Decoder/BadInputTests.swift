@@ -40,7 +40,7 @@ enum WireCall {
     static func next(_ format: ToolCallFormat) -> String { call(format, "g", "k", string(format, "v")) }
 }
 
-/// The caps of DESIGN.md §6 in every format: a `too_large` rejection, bounded pieces, raw spans
+/// The caps of docs/events.md (Caps) in every format: a `too_large` rejection, bounded pieces, raw spans
 /// that rebuild the input, and a decoder that keeps working.
 @Suite("Caps and bad input in every format")
 struct BadInputTests {
@@ -201,8 +201,8 @@ struct BadInputTests {
 @Suite("Truncated streams")
 struct TruncatedStreamTests {
     @Test("every prefix of each fixture", arguments: ToolCallFormat.allCases)
-    func prefixes(format: ToolCallFormat) {
-        for f in FormatFixture.all(format) where f.input.count <= 2048 {
+    func prefixes(format: ToolCallFormat) throws {
+        for f in try FormatFixture.all(format) where f.input.count <= 2048 {
             let verifier = ChunkingVerifier(format: f.format, tools: f.tools, options: f.options)
             for n in 0...f.input.count {
                 let prefix = Array(f.input[0..<n])

@@ -2,7 +2,7 @@ import Testing
 @testable import ToolCallKit
 
 /// Feeds one input to fresh decoders in every chunking that matters and checks that the
-/// results agree and keep the contracts of DESIGN.md §3.
+/// results agree and keep the contracts of docs/events.md.
 ///
 /// Chunkings: whole, one byte at a time, and split in two at every offset. For each run it
 /// checks that raw spans rebuild the input, that every started call ends exactly once with its
@@ -76,9 +76,9 @@ struct ChunkingVerifier {
                 do {
                     #expect(UTF8Boundary.cutsCleanly(input, at: raw.count), "[\(label)] text ends inside UTF-8: \(t.utf8)", sourceLocation: sourceLocation)
                 }
-                if case .text(let prev)? = out.last { out[out.count - 1] = .text(prev + t.utf8) } else { out.append(.text(t.utf8)) }
+                if case .text(var prev)? = out.last { out.removeLast(); prev += t.utf8; out.append(.text(prev)) } else { out.append(.text(t.utf8)) }
             case .reasoning(let t, _):
-                if case .reasoning(let prev)? = out.last { out[out.count - 1] = .reasoning(prev + t.utf8) } else { out.append(.reasoning(t.utf8)) }
+                if case .reasoning(var prev)? = out.last { out.removeLast(); prev += t.utf8; out.append(.reasoning(prev)) } else { out.append(.reasoning(t.utf8)) }
             case .toolCallStart(let index, let id, let name):
                 #expect(index == nextIndex, "[\(label)] start index \(index), expected \(nextIndex)", sourceLocation: sourceLocation)
                 nextIndex = index + 1
@@ -119,7 +119,7 @@ struct ChunkingVerifier {
                 }
                 out.append(.rejected(reason: r.reason.rawValue, index: r.index, name: r.name, raw: r.raw))
             case .markup(let r):
-                if case .markup(let prev)? = out.last { out[out.count - 1] = .markup(prev + r) } else { out.append(.markup(r)) }
+                if case .markup(var prev)? = out.last { out.removeLast(); prev += r; out.append(.markup(prev)) } else { out.append(.markup(r)) }
             case .end(let c, let r, let b):
                 ended = true
                 #expect(c == accepted && r == rejected && b == input.count, "[\(label)] end counts", sourceLocation: sourceLocation)

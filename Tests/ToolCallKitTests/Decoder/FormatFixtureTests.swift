@@ -3,7 +3,7 @@ import Testing
 @testable import ToolCallKit
 
 /// The repository's `Fixtures/` folder, found from this file (a user's clone has it; tests
-/// never read `../shared`).
+/// read nothing outside the repository).
 enum FixturePaths {
     static let root: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent()
@@ -15,10 +15,45 @@ enum FixturePaths {
     }
 }
 
+/// A fixture file that cannot be used: the loaders throw it, so a broken fixture fails the run
+/// instead of dropping out of it.
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Fixture loading shared by the table-driven suites.
+enum FixtureTable {
+    /// `rows`, which must not be empty: an empty table would make its tests pass vacuously.
+    static func nonEmpty<T>(_ rows: [T], _ what: String) throws -> [T] {
+        guard !rows.isEmpty else { throw FixtureError("\(what): no rows") }
+        return rows
+    }
+
+    /// Throws when `object` has a key outside `known` (a misspelt key would turn a check off).
+    static func checkKeys(_ object: JSONValue, known: Set<String>, in what: String) throws {
+        guard let members = object.objectValue else { throw FixtureError("\(what): not a JSON object") }
+        for (key, _) in members where !known.contains(key) {
+            throw FixtureError("\(what): unknown key \"\(key)\" (known: \(known.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    /// A tools array written inside a fixture, loaded as a ``ToolSet``.
+    static func tools(_ value: JSONValue, in what: String) throws -> ToolSet {
+        var bytes: [UInt8] = []
+        value.write(to: &bytes)
+        do {
+            return try ToolSet.load(json: bytes)
+        } catch {
+            throw FixtureError("\(what): tools: \(error)")
+        }
+    }
+}
+
 /// One `Fixtures/formats/<format>/<name>.txt` with its `<name>.expected.json`.
 ///
 /// The expected file: `{"description", "tools"?, "options"?: {"max_call_bytes", "max_depth",
-/// "reasoning", "reasoning_open", "validate"}, "events": [...]}`.
+/// "reasoning", "reasoning_open", "validate", "whole_calls"}, "events": [...]}`.
 /// `events` lists the normalized events (adjacent text merged; `tool_call_start`, deltas and
 /// `markup` left out, since the verifier checks them) with the fields to compare:
 /// `{"type": "text", "text"}`, `{"type": "reasoning", "text"}`,
@@ -26,51 +61,85 @@ enum FixturePaths {
 /// `{"type": "rejected", "reason", "name"?, "index"?, "raw"?, "detail"?}` (`detail` is compared
 /// on the whole-input decode),
 /// `{"type": "end", "tool_calls", "rejected"}`.
+/// A key outside these, a tools array that does not load or an option of the wrong type makes
+/// the loader throw.
 struct FormatFixture: CustomTestStringConvertible, Sendable {
     let format: ToolCallFormat
     let name: String
     let input: [UInt8]
     let expected: JSONValue
+    let tools: ToolSet?
+    let options: ToolCallDecoder.Options
 
     var testDescription: String { "\(format.rawValue)/\(name)" }
 
-    static func all(_ format: ToolCallFormat) -> [FormatFixture] {
+    static let fileKeys: Set<String> = ["description", "tools", "options", "events"]
+    static let optionKeys: Set<String> = ["max_call_bytes", "max_depth", "reasoning", "reasoning_open", "validate", "whole_calls"]
+
+    /// Every fixture of a format; throws for a file that cannot be read or parsed, an input
+    /// without its expected file (or the reverse), or an expected file that breaks the shape.
+    static func all(_ format: ToolCallFormat) throws -> [FormatFixture] {
         let dir = FixturePaths.root.appendingPathComponent("formats/\(format.rawValue)")
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return [] }
-        return names.filter { $0.hasSuffix(".txt") }.sorted().compactMap { file in
-            let base = String(file.dropLast(4))
-            guard let input = try? Data(contentsOf: dir.appendingPathComponent(file)),
-                let exp = try? Data(contentsOf: dir.appendingPathComponent(base + ".expected.json")),
-                let expected = try? JSONValue.parse(Array(exp))
-            else { return nil }
-            return FormatFixture(format: format, name: base, input: Array(input), expected: expected)
+        guard FileManager.default.fileExists(atPath: dir.path) else { return [] }
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        let inputs = Set(names.filter { $0.hasSuffix(".txt") }.map { String($0.dropLast(4)) })
+        let expectations = Set(names.filter { $0.hasSuffix(".expected.json") }.map { String($0.dropLast(14)) })
+        if let lone = inputs.symmetricDifference(expectations).sorted().first {
+            throw FixtureError("formats/\(format.rawValue)/\(lone): the .txt and .expected.json must come in pairs")
+        }
+        return try inputs.sorted().map { base in
+            let what = "formats/\(format.rawValue)/\(base).expected.json"
+            let input = try Data(contentsOf: dir.appendingPathComponent(base + ".txt"))
+            let exp = try Data(contentsOf: dir.appendingPathComponent(base + ".expected.json"))
+            let expected: JSONValue
+            do {
+                expected = try JSONValue.parse(Array(exp))
+            } catch {
+                throw FixtureError("\(what): not valid JSON: \(error)")
+            }
+            try FixtureTable.checkKeys(expected, known: fileKeys, in: what)
+            guard expected["events"]?.arrayValue != nil else { throw FixtureError("\(what): no \"events\" array") }
+            return FormatFixture(
+                format: format, name: base, input: Array(input), expected: expected,
+                tools: try expected["tools"].map { try FixtureTable.tools($0, in: what) },
+                options: try options(expected["options"], in: what))
         }
     }
 
-    /// Every fixture file pair of a format, counted (a missing or unreadable expected file shows).
-    static func fileCount(_ format: ToolCallFormat) -> Int {
-        let dir = FixturePaths.root.appendingPathComponent("formats/\(format.rawValue)")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-        return names.filter { $0.hasSuffix(".txt") }.count
-    }
-
-    var tools: ToolSet? {
-        guard let t = expected["tools"] else { return nil }
-        var bytes: [UInt8] = []
-        t.write(to: &bytes)
-        return try? ToolSet.load(json: bytes)
-    }
-
-    var options: ToolCallDecoder.Options {
+    /// The decoder options of a fixture: raw spans and id seed 7, then the file's `options`.
+    static func options(_ value: JSONValue?, in what: String) throws -> ToolCallDecoder.Options {
         var o = ToolCallDecoder.Options(rawSpans: true, idSeed: 7)
-        if let n = expected["options"]?["max_call_bytes"]?.doubleValue { o.maxCallBytes = try! Limit(Int(n)) }
-        if let n = expected["options"]?["max_depth"]?.doubleValue { o.maxDepth = try! Limit(Int(n)) }
-        if expected["options"]?["reasoning"] == .bool(true) { o.reasoning = true }
-        if expected["options"]?["reasoning_open"] == .bool(true) {
+        guard let value else { return o }
+        try FixtureTable.checkKeys(value, known: optionKeys, in: what + " options")
+        func flag(_ key: String) throws -> Bool {
+            guard let v = value[key] else { return false }
+            guard case .bool(let b) = v else { throw FixtureError("\(what): options.\(key) must be true or false") }
+            return b
+        }
+        func number(_ key: String) throws -> Int? {
+            guard let v = value[key] else { return nil }
+            guard let d = v.doubleValue, let n = Int(exactly: d) else {
+                throw FixtureError("\(what): options.\(key) must be a whole number")
+            }
+            return n
+        }
+        func limit(_ key: String) throws -> Limit? {
+            guard let n = try number(key) else { return nil }
+            do {
+                return try Limit(n)
+            } catch {
+                throw FixtureError("\(what): options.\(key): \(error)")
+            }
+        }
+        if let n = try limit("max_call_bytes") { o.maxCallBytes = n }
+        if let n = try limit("max_depth") { o.maxDepth = n }
+        if try flag("whole_calls") { o.wholeCalls = true }
+        if try flag("reasoning") { o.reasoning = true }
+        if try flag("reasoning_open") {
             o.reasoning = true
             o.reasoningOpen = true
         }
-        if expected["options"]?["validate"] == .bool(true) { o.validate = true }
+        if try flag("validate") { o.validate = true }
         return o
     }
 }
@@ -118,16 +187,19 @@ func expectEvents(_ actual: [ChunkingVerifier.Normalized], match expected: [JSON
 @Suite("Format fixtures through the chunking verifier")
 struct FormatFixtureTests {
     static let implemented = ToolCallFormat.allCases.filter(\.isImplemented)
-    static let fixtures = implemented.flatMap { FormatFixture.all($0) }
 
-    @Test("every implemented format has at least 15 readable fixtures", arguments: implemented)
-    func enoughFixtures(format: ToolCallFormat) {
-        let readable = FormatFixture.all(format).count
-        #expect(readable >= 15, "\(format.rawValue): \(readable) fixtures")
-        #expect(readable == FormatFixture.fileCount(format), "\(format.rawValue): an expected file is missing or not JSON")
+    /// Every fixture of the implemented formats; throws for any fixture that does not load.
+    static func fixtures() throws -> [FormatFixture] {
+        try FixtureTable.nonEmpty(try implemented.flatMap { try FormatFixture.all($0) }, "Fixtures/formats")
     }
 
-    @Test("whole, byte by byte and split at every offset", arguments: fixtures)
+    @Test("every implemented format has at least 15 fixtures, and every fixture loads", arguments: implemented)
+    func enoughFixtures(format: ToolCallFormat) throws {
+        let count = try FormatFixture.all(format).count
+        #expect(count >= 15, "\(format.rawValue): \(count) fixtures")
+    }
+
+    @Test("whole, byte by byte and split at every offset", arguments: try fixtures())
     func fixture(_ f: FormatFixture) throws {
         let verifier = ChunkingVerifier(format: f.format, tools: f.tools, options: f.options)
         let events = verifier.verify(f.input, everySplit: f.input.count <= 4096)

@@ -16,37 +16,61 @@ struct PeerVector: CustomTestStringConvertible, Sendable {
 
     static let sets = ["shared-conformance", "peer-json-family", "peer-tagged"]
 
-    /// Vectors whose peer expectation we knowingly do not follow, with the reason.
-    static let knownDifferences: [String: String] = {
-        guard let data = try? FixturePaths.data("peers/known-differences.json"),
-            let v = try? JSONValue.parse(Array(data)), let members = v.objectValue
-        else { return [:] }
-        var out: [String: String] = [:]
-        for (k, reason) in members { out[k] = reason.stringValue ?? "" }
-        return out
-    }()
+    /// The keys a vector may have; any other (a misspelt `expected_text`) fails the load.
+    static let vectorKeys: Set<String> = [
+        "id", "source", "format", "input", "tools", "flags", "reasoning", "skip",
+        "expected_calls", "expected_text", "expected_reasoning", "expect_rejection",
+    ]
+    static let knownFlags: Set<String> = ["--reasoning", "--reasoning-open"]
 
-    static let all: [PeerVector] = sets.flatMap { set -> [PeerVector] in
-        guard let data = try? FixturePaths.data("peers/\(set).json"),
-            let vectors = try? JSONValue.parse(Array(data)).arrayValue
-        else { return [] }
-        return vectors.compactMap { v in
-            guard v["skip"] == nil, let id = v["id"]?.stringValue, knownDifferences[id] == nil,
-                let name = v["format"]?.stringValue, let format = ToolCallFormat(name: name),
-                let input = v["input"]?.stringValue
-            else { return nil }
-            var tools: ToolSet?
-            if let t = v["tools"] {
-                var bytes: [UInt8] = []
-                t.write(to: &bytes)
-                tools = try? ToolSet.load(json: bytes)
+    /// Vectors whose peer expectation we knowingly do not follow, with the reason.
+    static func knownDifferences() throws -> [String: String] { try knownDifferencesTable.get() }
+
+    private static let knownDifferencesTable = Result { () throws -> [String: String] in
+        let v = try JSONValue.parse(Array(try FixturePaths.data("peers/known-differences.json")))
+        guard let members = v.objectValue else { throw FixtureError("peers/known-differences.json: not an object") }
+        var out: [String: String] = [:]
+        for (k, reason) in members {
+            guard let r = reason.stringValue, !r.isEmpty else {
+                throw FixtureError("peers/known-differences.json: \(k) has no reason")
             }
-            let flags = (v["flags"]?.arrayValue ?? []).compactMap(\.stringValue)
-            let reasoning = v["expected_reasoning"] != nil || v["reasoning"] == .bool(true) || flags.contains("--reasoning")
-            let options = ToolCallDecoder.Options(
-                idSeed: 1, reasoning: reasoning, reasoningOpen: flags.contains("--reasoning-open"))
-            return PeerVector(id: id, format: format, input: Array(input.utf8), tools: tools, options: options, vector: v)
+            out[k] = r
         }
+        return out
+    }
+
+    /// Every vector to run (without the skipped ones and the known differences); throws for a
+    /// set that does not load or a vector that breaks the shape.
+    static func all() throws -> [PeerVector] { try allTable.get() }
+
+    private static let allTable = Result { () throws -> [PeerVector] in
+        let known = try knownDifferences()
+        return try FixtureTable.nonEmpty(try sets.flatMap { set -> [PeerVector] in
+            let what = "peers/\(set).json"
+            guard let vectors = try JSONValue.parse(Array(try FixturePaths.data(what))).arrayValue else {
+                throw FixtureError("\(what): not an array")
+            }
+            return try FixtureTable.nonEmpty(try vectors.enumerated().compactMap { (n, v) -> PeerVector? in
+                let row = "\(what) vector \(n)"
+                try FixtureTable.checkKeys(v, known: vectorKeys, in: row)
+                guard let id = v["id"]?.stringValue, let name = v["format"]?.stringValue,
+                    let input = v["input"]?.stringValue, v["expected_calls"]?.arrayValue != nil
+                else { throw FixtureError("\(row): needs id, format, input and expected_calls") }
+                guard let format = ToolCallFormat(name: name) else { throw FixtureError("\(row) (\(id)): unknown format \(name)") }
+                guard v["skip"] == nil, known[id] == nil else { return nil }
+                let tools = try v["tools"].map { try FixtureTable.tools($0, in: "\(row) (\(id))") }
+                let flags = try (v["flags"]?.arrayValue ?? []).map { f -> String in
+                    guard let s = f.stringValue, knownFlags.contains(s) else {
+                        throw FixtureError("\(row) (\(id)): unknown flag \(f.jsonText)")
+                    }
+                    return s
+                }
+                let reasoning = v["expected_reasoning"] != nil || v["reasoning"] == .bool(true) || flags.contains("--reasoning")
+                let options = ToolCallDecoder.Options(
+                    idSeed: 1, reasoning: reasoning, reasoningOpen: flags.contains("--reasoning-open"))
+                return PeerVector(id: id, format: format, input: Array(input.utf8), tools: tools, options: options, vector: v)
+            }, what)
+        }, "peers")
     }
 
     /// Decodes the input whole or in `chunk`-byte pieces.
@@ -71,16 +95,17 @@ struct PeerVector: CustomTestStringConvertible, Sendable {
 struct PeerVectorTests {
     @Test("the sets load, and every known difference names a vector")
     func sets() throws {
-        #expect(PeerVector.all.count >= 650, "\(PeerVector.all.count) vectors")
+        let all = try PeerVector.all()
+        #expect(all.count >= 650, "\(all.count) vectors")
         var ids: Set<String> = []
         for set in PeerVector.sets {
             let data = try FixturePaths.data("peers/\(set).json")
             for v in try JSONValue.parse(Array(data)).arrayValue ?? [] { if let id = v["id"]?.stringValue { ids.insert(id) } }
         }
-        for id in PeerVector.knownDifferences.keys { #expect(ids.contains(id), "unknown id \(id)") }
+        for id in try PeerVector.knownDifferences().keys { #expect(ids.contains(id), "unknown id \(id)") }
     }
 
-    @Test("calls, text and rejections as expected", arguments: PeerVector.all)
+    @Test("calls, text and rejections as expected", arguments: try PeerVector.all())
     func vector(_ p: PeerVector) {
         for chunk in [Int.max, 1] {
             let label = "\(p.id) \(chunk == 1 ? "byte by byte" : "whole")"

@@ -21,7 +21,7 @@ struct DetokenizerTests {
         return (all + out, pieces)
     }
 
-    @Test("matches the reference decode, one id at a time", arguments: TokenizerFixtures.decodes)
+    @Test("matches the reference decode, one id at a time", arguments: try TokenizerFixtures.decodes())
     func referenceDecode(_ c: TokenizerFixtures.Decode) throws {
         let t = try TokenizerFixtures.tokenizer(c.tokenizer)
         let (bytes, pieces) = Self.streamed(t, c.ids)
@@ -38,7 +38,7 @@ struct DetokenizerTests {
         #expect(once == bytes)
     }
 
-    @Test("the shared samples decode to their reference text", arguments: TokenizerFixtures.samples)
+    @Test("the shared samples decode to their reference text", arguments: try TokenizerFixtures.samples())
     func sampleDecode(_ s: TokenizerFixtures.Sample) throws {
         let t = try TokenizerFixtures.tokenizer(s.tokenizerFile)
         let (bytes, pieces) = Self.streamed(t, s.ids)

@@ -33,7 +33,7 @@ struct TokenStreamDecoderTests {
         return (text, calls, rejected, raw)
     }
 
-    @Test("the shared samples: text and calls, whole and one id at a time", arguments: TokenizerFixtures.samples)
+    @Test("the shared samples: text and calls, whole and one id at a time", arguments: try TokenizerFixtures.samples())
     func samples(_ s: TokenizerFixtures.Sample) throws {
         let t = try TokenizerFixtures.tokenizer(s.tokenizerFile)
         for batch in [s.ids.count + 1, 1, 3] {
@@ -49,7 +49,7 @@ struct TokenStreamDecoderTests {
     }
 
     @Test("every decoded byte reaches the decoder: raw spans rebuild the reference decode",
-          arguments: TokenizerFixtures.decodes)
+          arguments: try TokenizerFixtures.decodes())
     func rawSpansRebuildTheDecode(_ c: TokenizerFixtures.Decode) throws {
         let t = try TokenizerFixtures.tokenizer(c.tokenizer)
         for batch in [1, 2, c.ids.count + 1] {

@@ -30,13 +30,14 @@ enum TokenizerFixtures {
         var testDescription: String { name }
     }
 
-    static let decodes: [Decode] = {
+    /// The reference decodes; throws when `decodes.json` is missing, does not decode or is empty.
+    static func decodes() throws -> [Decode] { try decodesTable.get() }
+
+    private static let decodesTable = Result { () throws -> [Decode] in
         struct File: Decodable { let cases: [Decode] }
-        guard let data = try? Data(contentsOf: folder.appendingPathComponent("decodes.json")),
-            let file = try? JSONDecoder().decode(File.self, from: data)
-        else { return [] }
-        return file.cases
-    }()
+        let data = try Data(contentsOf: folder.appendingPathComponent("decodes.json"))
+        return try FixtureTable.nonEmpty(try JSONDecoder().decode(File.self, from: data).cases, "tokenizers/decodes.json")
+    }
 
     /// A sample of `samples/<name>.json` (copied from the shared acceptance set).
     struct Sample: Decodable, CustomTestStringConvertible, Sendable {
@@ -60,37 +61,26 @@ enum TokenizerFixtures {
         }
     }
 
-    static let samples: [Sample] = {
+    /// The samples of both files; throws when either is missing, does not decode or is empty.
+    static func samples() throws -> [Sample] { try samplesTable.get() }
+
+    private static let samplesTable = Result { () throws -> [Sample] in
         struct File: Decodable { let samples: [Sample] }
         var out: [Sample] = []
         for name in ["gpt2", "llama"] {
-            guard let data = try? Data(contentsOf: folder.appendingPathComponent("samples/\(name).json")),
-                let file = try? JSONDecoder().decode(File.self, from: data)
-            else { continue }
-            out += file.samples
+            let data = try Data(contentsOf: folder.appendingPathComponent("samples/\(name).json"))
+            out += try FixtureTable.nonEmpty(try JSONDecoder().decode(File.self, from: data).samples, "tokenizers/samples/\(name).json")
         }
         return out
-    }()
+    }
 }
 
-/// Any JSON value, kept as its text so that it can be read with `JSONValue.parse`.
+/// Any JSON value of a sample file, read through `JSONValue`'s own `Decodable` conformance.
 struct AnyJSON: Decodable, Sendable {
     let value: JSONValue
 
     init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        value = try AnyJSON.read(c)
-    }
-
-    private static func read(_ c: any SingleValueDecodingContainer) throws -> JSONValue {
-        if c.decodeNil() { return .null }
-        if let b = try? c.decode(Bool.self) { return .bool(b) }
-        if let i = try? c.decode(Int.self) { return .number(String(i)) }
-        if let d = try? c.decode(Double.self) { return .number(String(d)) }
-        if let s = try? c.decode(String.self) { return .string(s) }
-        if let a = try? c.decode([AnyJSON].self) { return .array(a.map(\.value)) }
-        let o = try c.decode([String: AnyJSON].self)
-        return .object(o.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value.value) })
+        value = try JSONValue(from: decoder)
     }
 }
 

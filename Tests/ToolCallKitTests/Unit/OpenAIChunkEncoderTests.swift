@@ -43,7 +43,7 @@ struct OpenAIChunkEncoderTests {
         return (chunks, content, thought, calls, stderr)
     }
 
-    @Test("the shape of DESIGN.md §4: role first, a call's name and id once, finish_reason last")
+    @Test("the shape of docs/cli.md (--output openai): role first, a call's name and id once, finish_reason last")
     func shape() throws {
         let r = try Self.reassemble(.json, "<think>plan</think>Hi <tool_call>{\"name\": \"f\", \"arguments\": {\"a\": [1, 2]}}</tool_call>", reasoning: true)
         #expect(r.chunks.first?["choices"]?.arrayValue?.first?["delta"]?["role"]?.stringValue == "assistant")

@@ -1,0 +1,98 @@
+// toolcall — the help texts (`toolcall --help`, `toolcall decode --help`, ...).
+
+enum Help {
+    static let version = "0.1.0"
+
+    static let formats = """
+          NAME                    A format: json, lfm2, xml_function, glm4, gemma, gemma4,
+                                  kimi_k2, minimax_m2, mistral, llama3 (case names such as
+                                  xmlFunction are accepted too). `toolcall formats` lists them,
+                                  `toolcall infer DIR` names a model folder's.
+        """
+
+    static let decodeOptions = """
+        OPTIONS (decode):
+          --format NAME           The wire format of the model's output.
+          --model DIR             Infer the format (and, for --input tokens, the tokenizer)
+                                  from a Hugging Face model folder.
+          --tools FILE            An OpenAI-style tools array: only these names are accepted,
+                                  and text-valued arguments are typed by their schemas.
+          --validate              Check arguments against the tools' schemas (needs --tools).
+          --whole-calls           Emit a call only once it is accepted: its start, all its
+                                  arguments and its end together. Text still streams.
+          --input text|tokens     Standard input is text (default) or token ids.
+          --tokenizer FILE        A tokenizer.json for --input tokens.
+          --skip-special          Drop special tokens that are not format markers
+                                  (--input tokens).
+          --output events|openai  JSON events (default) or OpenAI chat.completion.chunk lines.
+          --raw                   Add the exact input bytes to every event ("raw"; events only).
+          --reasoning             Separate reasoning blocks into reasoning events.
+          --reasoning-open        Start inside a reasoning block (implies --reasoning).
+          --max-call-bytes N      Reject calls larger than N bytes as too_large: 1 to
+                                  \(Limits.largestText), or 'unlimited' (default 16777216).
+          --id-seed N             Seed call ids, for reproducible output.
+          --chunk-bytes N         Feed standard input in pieces of N bytes (for tests).
+          -h, --help              Show this help.
+        """
+
+    static let exitStatus = """
+        EXIT STATUS:
+          0 success, 1 an unreadable or invalid file, 2 bad usage, 3 infer found no format.
+        """
+
+    /// `toolcall --help`.
+    static let main = """
+        OVERVIEW: Turn a language model's raw output into typed tool calls while it streams.
+
+        USAGE: toolcall decode (--format NAME | --model DIR) [options] < model-output
+               toolcall infer DIR
+               toolcall formats
+               toolcall --version | --help
+               toolcall COMMAND --help
+
+        ARGUMENTS:
+        \(formats)
+          DIR                     A Hugging Face model folder.
+
+        \(decodeOptions)
+
+        \(exitStatus)
+        """
+
+    /// `toolcall decode --help`.
+    static let decode = """
+        OVERVIEW: Decode standard input as it arrives; one JSON event (or OpenAI chunk) per line.
+
+        USAGE: toolcall decode (--format NAME | --model DIR) [--tools FILE [--validate]]
+                               [--whole-calls] [--input text|tokens] [--tokenizer FILE]
+                               [--skip-special] [--output events|openai] [--raw]
+                               [--reasoning] [--reasoning-open] [--max-call-bytes N|unlimited]
+                               [--id-seed N] [--chunk-bytes N] < model-output
+
+        ARGUMENTS:
+        \(formats)
+
+        \(decodeOptions)
+
+        \(exitStatus)
+        """
+
+    /// `toolcall infer --help`.
+    static let infer = """
+        OVERVIEW: Name a model folder's tool-call format and say why.
+
+        USAGE: toolcall infer DIR
+
+        Prints one line of JSON, {"format": NAME or null, "evidence": [...]}.
+
+        EXIT STATUS:
+          0 a format was found, 1 DIR is not a readable folder, 3 no format was found.
+        """
+
+    /// `toolcall formats --help`.
+    static let formatsCommand = """
+        OVERVIEW: List the formats, one per line: raw value, case name, implemented or planned.
+
+        USAGE: toolcall formats
+        """
+}
