@@ -110,13 +110,19 @@ adapters-deps: $(VPY)
 test-adapters: adapters-deps
 	@$(MAKE) --no-print-directory test-embed
 
-# Throughput and per-call cost of the embedding (Benchmarks/embedding/README.md).
+# Throughput and per-call cost of the embedding (Benchmarks/embedding/README.md): the C
+# per-call cost (wall time, and instructions under callgrind), the idle decoder (resident
+# memory, and heap under dhat), then 1,000 agentic streams through Python, vLLM and SGLang.
 bench-embedding: lib adapters-deps
+	@mkdir -p $(EMBED)
 	$(CC) -O2 -std=c11 -I dist/include Benchmarks/embedding/c_overhead.c -L dist/lib -ltoolcallkit \
 	  -Wl,-rpath,'$$ORIGIN/../../dist/lib' -o $(EMBED)/c_overhead
-	$(EMBED)/c_overhead
-	TOOLCALLKIT_LIBRARY=$(CURDIR)/dist/lib/libtoolcallkit.so PYTHONPATH=python/src \
-	  $(VPY) Benchmarks/embedding/python_streams.py
+	$(VPY) Benchmarks/embedding/agentic.py --write $(EMBED)/agentic.txt
+	$(EMBED)/c_overhead feed $(EMBED)/agentic.txt 4
+	$(EMBED)/c_overhead idle 10000
+	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq valgrind; }
+	sh Benchmarks/embedding/counts.sh $(EMBED)/c_overhead $(EMBED)/agentic.txt
+	TOOLCALLKIT_LIBRARY=$(CURDIR)/dist/lib/libtoolcallkit.so $(VPY) Benchmarks/embedding/python_streams.py
 
 # The conformance scorer on the release binary (needs SCORERS=DIR, see above).
 conformance: release

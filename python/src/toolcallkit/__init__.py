@@ -117,6 +117,7 @@ def _load() -> ctypes.CDLL:
 
 
 _lib: Optional[ctypes.CDLL] = None
+_loads = json.loads
 
 
 def _library() -> ctypes.CDLL:
@@ -130,8 +131,12 @@ def _lines(data: bytes) -> list:
     """The dicts of a buffer of JSON lines (one ``json.loads`` for the whole batch)."""
     if not data:
         return []
-    # Lines never contain a raw newline (JSON escapes it), so they join into one array.
-    return json.loads(b"[" + data[:-1].replace(b"\n", b",") + b"]")
+    # Lines never contain a raw newline (JSON escapes it): one line is the usual case for a
+    # small feed, and several join into one array.
+    end = data.find(b"\n")
+    if end == len(data) - 1:
+        return [_loads(data)]
+    return _loads(b"[" + data[:-1].replace(b"\n", b",") + b"]")
 
 
 class Decoder:
