@@ -27,7 +27,10 @@ CASES = [("prose", 65536), ("prose", 4), ("agentic", 4096), ("long-argument", 4)
 # small values (whose peak heap per input byte is guarded too).
 EXTRA = [(w, f, c) for f in ["json", "xml_function"]
          for (w, c) in [("escaped-argument", 64), ("many-parameters", 4096), ("near-miss", 64), ("small-values", 4096)]] + [
-    ("near-miss", "gemma4", 64), ("escaped-argument", "gemma4", 4096), ("near-miss", "kimi_k2", 64)]
+    ("near-miss", "gemma4", 64), ("escaped-argument", "gemma4", 4096), ("near-miss", "kimi_k2", 64),
+    # Validation cost per call against hostile schemas (anyOf over a shared $ref, a long enum,
+    # a catastrophic pattern): bounded by the call and the schema, not their product.
+    ("validation", "json", 4096), ("validation", "xml_function", 4096)]
 # Workloads whose peak heap (dhat's t-gmax) per input byte is measured and checked.
 PEAK = {"small-values"}
 

@@ -12,7 +12,8 @@ struct ToolCallBench {
 
         Workloads: prose, agentic, long-argument, escaped-argument (events encoded as JSON
         lines too), many-parameters, near-miss (the format's markers, each one byte off),
-        small-values (a list of small integers).
+        small-values (a list of small integers), validation (calls checked against hostile
+        schemas: anyOf over a shared $ref, a long enum, a catastrophic pattern).
         Each (workload, format, chunk) input is generated once (fixed seed), decoded --repeat
         times from a fresh decoder, and checked; a wrong result exits 1.
         Instructions per byte: run under `valgrind --tool=callgrind` at --repeat 3 and
@@ -112,7 +113,7 @@ struct ToolCallBench {
             var events: [ToolCallEvent] = []
             events.reserveCapacity(w.input.count / max(1, chunk) + 16)
             let start = clock.now
-            var decoder = ToolCallDecoder(format: w.format, options: .init(idSeed: 1))
+            var decoder = ToolCallDecoder(format: w.format, tools: w.tools, options: .init(idSeed: 1, validate: w.tools != nil))
             var i = 0
             let n = w.input.count
             while i < n {
@@ -151,6 +152,7 @@ struct ToolCallBench {
         var textMatches = true
         var names: [String] = []
         var argument: String?
+        var invalid = 0
         for e in events {
             switch e {
             case .text(let t):
@@ -170,10 +172,15 @@ struct ToolCallBench {
                 if w.name == "small-values", c.arguments["values"]?.arrayValue == nil {
                     return ("the list was not decoded", names.count + 1)
                 }
-            case .rejected(let r): return ("rejected \(r.reason): \(r.detail)", names.count)
+            case .rejected(let r):
+                guard r.reason == .invalidArguments && w.expectedInvalid > 0 else {
+                    return ("rejected \(r.reason): \(r.detail)", names.count)
+                }
+                invalid += 1
             default: break
             }
         }
+        if invalid != w.expectedInvalid { return ("\(invalid) calls rejected as invalid, expected \(w.expectedInvalid)", names.count) }
         if names != w.expectedCalls { return ("calls \(names.prefix(3)) != \(w.expectedCalls.prefix(3))", names.count) }
         if !textMatches || textLength != w.expectedText.count {
             return ("text differs (\(textLength) vs \(w.expectedText.count) bytes)", names.count)

@@ -28,10 +28,31 @@ struct Workload {
     var expectedArgument: String?
     /// Encode every event as a JSON line (the CLI's output path) inside the measured loop.
     var encodeEvents = false
+    /// Declared tools, checked with validation on (the validation workload).
+    var tools: ToolSet? = nil
+    /// How many calls must come out rejected as invalid_arguments (the rest accepted).
+    var expectedInvalid = 0
 }
 
 enum Workloads {
-    static let names = ["prose", "agentic", "long-argument", "escaped-argument", "many-parameters", "near-miss", "small-values"]
+    static let names = ["prose", "agentic", "long-argument", "escaped-argument", "many-parameters", "near-miss", "small-values", "validation"]
+
+    /// The validation workload's tool: the schema shapes that once cost a product or an
+    /// exponential of the call and the schema (an anyOf over a shared $ref 16 deep, a 250-value
+    /// enum, a catastrophic pattern).
+    static let validationTools: ToolSet = {
+        var defs: [String] = []
+        for i in 0..<16 { defs.append("\"d\(i)\": {\"anyOf\": [{\"$ref\": \"#/$defs/d\(i + 1)\"}, {\"$ref\": \"#/$defs/d\(i + 1)\"}]}") }
+        defs.append("\"d16\": {\"type\": \"string\", \"minLength\": 5}")
+        let values = (0..<250).map { "\"value-\($0)\"" }.joined(separator: ", ")
+        let json = """
+            [{"name": "check", "parameters": {"type": "object", "$defs": {\(defs.joined(separator: ", "))},
+              "properties": {"a": {"$ref": "#/$defs/d0"}, "b": {"enum": [\(values)]},
+                             "c": {"type": "string", "pattern": "^(a+)+$"}}}}]
+            """
+        // The schema is ours and valid: a failure here is a bug in the benchmark.
+        return try! ToolSet.load(json: Array(json.utf8)).compilingValidators()
+    }()
 
     /// Chat-style prose: markdown, code, `<`, `[` and `{`, and at least 15 % non-ASCII bytes
     /// (accented Latin, CJK, emoji). It never forms a marker of any format.
@@ -190,6 +211,24 @@ enum Workloads {
                 if !misses.isEmpty { input += Array(rng.pick(misses).utf8) }
             }
             return Workload(name: name, format: format, input: input, expectedText: input, expectedCalls: [])
+        case "validation":
+            // Prose with a call every ~2 KB whose arguments break all three hostile schemas.
+            var input: [UInt8] = []
+            var text: [UInt8] = []
+            var calls = 0
+            while input.count < size {
+                let p = prose(bytes: 2000, rng: &rng) + Array("\n".utf8)
+                input += p
+                text += p
+                calls += 1
+                input += Array(render(format, name: "check", args: [("a", "abc"), ("b", "nope"), ("c", String(repeating: "a", count: 28) + "b")]).utf8)
+                input.append(0x0A)
+                text.append(0x0A)
+            }
+            var w = Workload(name: name, format: format, input: input, expectedText: text, expectedCalls: [])
+            w.tools = validationTools
+            w.expectedInvalid = calls
+            return w
         case "small-values":
             // One argument holding a list of small integers: the shape whose decoded tree costs
             // the most memory per input byte.

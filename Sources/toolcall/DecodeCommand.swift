@@ -41,7 +41,7 @@ struct DecodeCommand {
 
         var tools: ToolSet?
         if let path = options.tools {
-            let bytes = try StandardStreams.readFile(path, what: "--tools")
+            let bytes = try StandardStreams.readFile(path, what: "--tools", limit: StandardStreams.toolsFileLimit)
             do {
                 tools = try ToolSet.load(json: bytes)
                 // Schemas are compiled (and bad ones refused) once, before any input is read.
@@ -49,7 +49,7 @@ struct DecodeCommand {
             } catch {
                 throw .file("--tools \(path): \(error.message)")
             }
-            for warning in tools?.validationWarnings ?? [] {
+            for warning in (tools?.warnings ?? []) + (tools?.validationWarnings ?? []) {
                 Messages.warning("--tools \(path): \(warning)")
             }
         }
@@ -171,17 +171,34 @@ enum StandardStreams {
     }
 
     /// Reads a whole file. The corresponding C functions are `open` and `read`.
-    static func readFile(_ path: String, what: String) throws(ExitError) -> [UInt8] {
-        let fd = unsafe open(path, O_RDONLY)
+    /// The most a file named on the command line may hold: 64 MiB for a tools file, 512 MiB
+    /// for a tokenizer (the largest real ones are tens of MB).
+    static let toolsFileLimit = 64 << 20
+    static let tokenizerFileLimit = 512 << 20
+
+    /// Reads a file named on the command line, up to `limit` bytes (more is an error, so
+    /// `/dev/zero` or a runaway pipe cannot exhaust memory). A FIFO is read (`--tools <(...)`
+    /// is the user's own choice); with `regularOnly` (a file found inside a model folder, which
+    /// is data someone handed over) only a regular file is.
+    static func readFile(_ path: String, what: String, limit: Int, regularOnly: Bool = false) throws(ExitError) -> [UInt8] {
+        let fd = unsafe open(path, O_RDONLY | (regularOnly ? O_NONBLOCK : 0))
         guard fd >= 0 else {
             throw .file("\(what) \(path): \(errorText())")
         }
         defer { close(fd) }
+        if regularOnly {
+            var info = stat()
+            guard unsafe fstat(fd, &info) == 0 else { throw .file("\(what) \(path): \(errorText())") }
+            guard info.st_mode & S_IFMT == S_IFREG else { throw .file("\(what) \(path): not a regular file") }
+        }
         var out: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = unsafe buf.withUnsafeMutableBytes { unsafe Glibc.read(fd, $0.baseAddress, $0.count) }
             if n > 0 {
+                guard out.count + n <= limit else {
+                    throw .file("\(what) \(path): larger than \(limit) bytes, the most read for it")
+                }
                 out.append(contentsOf: buf[0..<n])
             } else if n == 0 {
                 return out

@@ -17,7 +17,9 @@ extension DecodeCommand {
         let fromModel = options.tokenizer == nil
         let bytes: [UInt8]
         do {
-            bytes = try StandardStreams.readFile(path, what: fromModel ? "--model" : "--tokenizer")
+            bytes = try StandardStreams.readFile(
+                path, what: fromModel ? "--model" : "--tokenizer", limit: StandardStreams.tokenizerFileLimit,
+                regularOnly: fromModel)
         } catch {
             guard fromModel, let message = error.message else { throw error }
             throw .file(message + " (--input tokens reads the model folder's tokenizer.json; "

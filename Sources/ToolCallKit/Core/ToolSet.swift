@@ -5,16 +5,85 @@ public struct ToolDefinition: Sendable, Equatable {
     /// The function name.
     public var name: String
     /// The JSON schema of the arguments (`{"type": "object"}` when none was given).
-    public var parameters: JSONValue
+    public var parameters: JSONValue {
+        didSet { typing = ArgumentTyping(parameters) }
+    }
+    /// How text-valued arguments are typed: read from the compiled schema, so typing and
+    /// validation agree on what the schema says (``SchemaTyping``).
+    private(set) var typing: ArgumentTyping
 
     public init(name: String, parameters: JSONValue = .object([(key: "type", value: .string("object"))])) {
         self.name = name
         self.parameters = parameters
+        self.typing = ArgumentTyping(parameters)
     }
 
-    /// The schema of one top-level argument, when the parameters declare it.
+    /// The schema of one top-level argument, when the parameters declare it (as written:
+    /// a `$ref` is not followed; see ``SchemaValidator`` for the compiled reading).
     public func schema(forArgument key: String) -> JSONValue? {
         parameters["properties"]?[key]
+    }
+
+    /// The argument's schema as typing reads it: `{"type": [...]}` listing the types the
+    /// compiled schema admits for it (`$ref`s followed, `allOf` members intersected, `anyOf`
+    /// and `oneOf` joined), or nil when it names none. What ``SchemaTyping`` takes.
+    func typingSchema(forArgument key: String) -> JSONValue? {
+        typing.schema(forArgument: key)
+    }
+
+    /// Definitions are equal when their names and parameters are.
+    public static func == (a: ToolDefinition, b: ToolDefinition) -> Bool {
+        a.name == b.name && a.parameters == b.parameters
+    }
+}
+
+/// The types each top-level argument of one tool admits, worked out once from the compiled
+/// schema.
+///
+/// A schema the validator cannot compile (a `$ref` that points nowhere, say) falls back to
+/// the property as written; such a tool's calls are rejected anyway when validation is on.
+final class ArgumentTyping: Sendable {
+    /// Argument name → `{"type": [...]}`, for the arguments that name at least one type.
+    private let byKey: [String: JSONValue]
+    /// The top-level properties declared (nil when none is: any key is admitted).
+    private let declared: Set<String>?
+    /// The top-level properties required.
+    private let required: [String]
+    /// Set when the schema did not compile: type each argument by its schema as written.
+    private let fallback: JSONValue?
+
+    init(_ parameters: JSONValue) {
+        do throws(SchemaValidator.SchemaError) {
+            let compiled = try SchemaValidator(schema: parameters, compilingPatterns: false)
+            byKey = compiled.allArgumentTypes().mapValues { types in
+                .object([(key: "type", value: .array(types.map { .string($0) }))])
+            }
+            let names = compiled.topLevelPropertyNames()
+            declared = names.isEmpty ? nil : Set(names)
+            required = compiled.topLevelRequired()
+            fallback = nil
+        } catch {
+            byKey = [:]
+            var names: Set<String>? = nil
+            if case .object(let props)? = parameters["properties"] { names = Set(props.map(\.key)) }
+            declared = names
+            var req: [String] = []
+            if case .array(let list)? = parameters["required"] { req = list.compactMap(\.stringValue) }
+            required = req
+            fallback = parameters
+        }
+    }
+
+    /// Whether arguments with these keys fit by their keys alone: every key is declared (any
+    /// key, when none is) and every required property is present.
+    func admits(keys: Set<String>) -> Bool {
+        if let declared, !keys.isSubset(of: declared) { return false }
+        return required.allSatisfy { keys.contains($0) }
+    }
+
+    func schema(forArgument key: String) -> JSONValue? {
+        if let fallback { return fallback["properties"]?[key] }
+        return byKey[key]
     }
 }
 
@@ -37,13 +106,30 @@ public struct ToolSet: Sendable, Equatable {
     /// Keywords that will not be checked, one line per keyword (`tool "f": #/properties/a:
     /// keyword "minProperties" is not checked`); filled by ``compilingValidators()``.
     public private(set) var validationWarnings: [String] = []
+    /// What loading noticed and did not refuse, one line each: a key of a tool that is not
+    /// read (`tool "f": unknown key "paramters" ignored ...`), an empty list, a second tool
+    /// of one name given to ``init(_:)``.
+    public private(set) var warnings: [String] = []
 
+    /// A tool set of `tools`. A name declared twice keeps its first definition and adds a
+    /// line to ``warnings`` (``load(json:)`` refuses such a list).
     public init(_ tools: [ToolDefinition]) {
         self.tools = tools
         var map: [String: Int] = [:]
-        for (i, t) in tools.enumerated() where map[t.name] == nil { map[t.name] = i }
+        var warnings: [String] = []
+        for (i, t) in tools.enumerated() {
+            if let first = map[t.name] {
+                warnings.append("tool \(i): the name \(JSONValue.string(t.name).jsonText) is already declared by tool \(first); this one is ignored")
+            } else {
+                map[t.name] = i
+            }
+        }
+        if tools.isEmpty { warnings.append(Self.emptyWarning) }
         self.byName = map
+        self.warnings = warnings
     }
+
+    static let emptyWarning = "the tools list is empty: every call will be rejected as undeclared"
 
     /// The definition declared under `name`.
     public subscript(name: String) -> ToolDefinition? {
@@ -59,16 +145,7 @@ public struct ToolSet: Sendable, Equatable {
     func tools(admittingKeysOf arguments: JSONValue) -> [ToolDefinition] {
         guard case .object(let members) = arguments else { return [] }
         let keys = Set(members.map(\.key))
-        return tools.filter { tool in
-            if case .object(let props)? = tool.parameters["properties"] {
-                let declared = Set(props.map(\.key))
-                guard keys.isSubset(of: declared) else { return false }
-            }
-            if case .array(let required)? = tool.parameters["required"] {
-                for r in required { if let k = r.stringValue, !keys.contains(k) { return false } }
-            }
-            return true
-        }
+        return tools.filter { $0.typing.admits(keys: keys) }
     }
 
     /// Tool sets are equal when they declare the same tools (compiled validators aside).
@@ -132,22 +209,35 @@ public struct ToolSet: Sendable, Equatable {
         guard let i = byName[name], let validators else { return nil }
         switch validators[i] {
         case .success(let v):
-            let violations = v.validate(arguments)
-            return violations.isEmpty ? nil : violations.map(\.description).joined(separator: "\n")
+            let report = v.check(arguments)
+            return report.isValid ? nil : report.detail
         case .failure(let error):
             return "the tool's schema cannot be checked: \(error)"
         }
     }
 
-    /// Loads an OpenAI-style `tools` array (docs/cli.md, Tools and validation).
+    /// Keys of a function definition that are read (`name`, `description`, `parameters`,
+    /// Anthropic's `input_schema`) or known and meaningless here (OpenAI's `strict`,
+    /// Anthropic's `cache_control` and `type`).
+    static let definitionKeys: Set<String> = ["name", "description", "parameters", "input_schema", "strict", "cache_control", "type"]
+
+    /// Loads the tools a request declares (docs/cli.md, Tools and validation).
     ///
-    /// Entries may be `{"type": "function", "function": {...}}`, lack `type`, or be flat
-    /// `{"name", "parameters"}` objects. `parameters` may be missing (meaning
-    /// `{"type": "object"}`) or lack `type`.
+    /// The text may be a `tools` array or a whole OpenAI request body (`{"model": ...,
+    /// "tools": [...], ...}`, whose `tools` are read and the rest ignored). Entries may be
+    /// OpenAI's `{"type": "function", "function": {...}}`, a flat `{"name", "parameters"}`
+    /// object, or Anthropic's `{"name", "description", "input_schema"}`. The schema
+    /// (`parameters` or `input_schema`) may be missing, meaning `{"type": "object"}`, or lack
+    /// `type`.
+    ///
+    /// A key that is not read (a misspelt `paramters`, say) would leave a tool without its
+    /// schema, so that validation accepts anything: each is listed in ``warnings``, as is an
+    /// empty list (every call will be rejected as undeclared).
     ///
     /// - Parameter json: the file's bytes.
-    /// - Throws: ``LoadError`` when the text is not JSON, not an array, an entry has no name,
-    ///   or `parameters` is present and not an object.
+    /// - Throws: ``LoadError`` when the text is not JSON, not an array (or an object with a
+    ///   `tools` array), an entry has no name, two entries have the same name, or the schema
+    ///   is present and not an object (or given both as `parameters` and `input_schema`).
     public static func load(json: some Collection<UInt8>) throws(LoadError) -> ToolSet {
         let root: JSONValue
         do {
@@ -155,25 +245,60 @@ public struct ToolSet: Sendable, Equatable {
         } catch {
             throw LoadError(message: "not valid JSON (\(error))")
         }
-        guard case .array(let entries) = root else {
+        let entries: [JSONValue]
+        switch root {
+        case .array(let list):
+            entries = list
+        case .object:
+            guard case .array(let list)? = root["tools"] else {
+                throw LoadError(message: "expected a JSON array of tools, or a request body with a \"tools\" array")
+            }
+            entries = list
+        default:
             throw LoadError(message: "expected a JSON array of tools")
         }
         var out: [ToolDefinition] = []
+        var warnings: [String] = []
+        var seen: [String: Int] = [:]
         for (i, entry) in entries.enumerated() {
-            guard entry.isObject else { throw LoadError(message: "tool \(i) is not an object") }
-            let fn = entry["function"].flatMap { $0.isObject ? $0 : nil } ?? entry
+            guard case .object(let outer) = entry else { throw LoadError(message: "tool \(i) is not an object") }
+            let wrapped = entry["function"].flatMap { $0.isObject ? $0 : nil }
+            let fn = wrapped ?? entry
             guard let name = fn["name"]?.stringValue, !name.isEmpty else {
                 throw LoadError(message: "tool \(i) has no name")
             }
+            let shown = JSONValue.string(name).jsonText
+            if let first = seen[name] {
+                throw LoadError(message: "tools \(first) and \(i) are both named \(shown)")
+            }
+            seen[name] = i
+            func unknown(_ key: String, _ place: String) {
+                warnings.append(
+                    "tool \(shown): unknown key \(JSONValue.string(key).jsonText)\(place) ignored (read: name, description, parameters or input_schema)")
+            }
+            if wrapped != nil {
+                for m in outer where m.key != "type" && m.key != "function" { unknown(m.key, " beside \"function\"") }
+            }
+            if case .object(let members) = fn {
+                for m in members where !definitionKeys.contains(m.key) { unknown(m.key, "") }
+            }
             var params = JSONValue.object([(key: "type", value: .string("object"))])
-            if let p = fn["parameters"] {
+            switch (fn["parameters"], fn["input_schema"]) {
+            case (.some, .some):
+                throw LoadError(message: "tool \(shown): both parameters and input_schema are given")
+            case (let p?, nil), (nil, let p?):
                 guard p.isObject else {
-                    throw LoadError(message: "tool \"\(name)\": parameters is not an object")
+                    let key = fn["parameters"] != nil ? "parameters" : "input_schema"
+                    throw LoadError(message: "tool \(shown): \(key) is not an object")
                 }
                 params = p
+            case (nil, nil):
+                break
             }
             out.append(ToolDefinition(name: name, parameters: params))
         }
-        return ToolSet(out)
+        var set = ToolSet(out)
+        set.warnings = warnings + set.warnings
+        return set
     }
 }

@@ -296,13 +296,11 @@ struct TaggedFunctionParser: Sendable {
     /// Ends a call whose closing tags never came (the stream ended): accepted only when no
     /// parameter its schema requires is missing, else `incomplete`.
     private mutating func settleCutOff(end: Int, actions: inout [GrammarAction]) {
-        let missing = emitter.missingRequired(tool)
-        guard missing.isEmpty else {
-            let names = missing.map { JSONValue.string($0).jsonText }.joined(separator: ", ")
-            actions.append(.reject(.incomplete, detail: "the stream ended before the call's closing tags, without its required \(names)", end: end))
-            return
+        if let detail = emitter.cutOffDetail(tool) {
+            actions.append(.reject(.incomplete, detail: detail, end: end))
+        } else {
+            settle(end: end, actions: &actions)
         }
-        settle(end: end, actions: &actions)
     }
 
     private mutating func settle(end: Int, actions: inout [GrammarAction]) {

@@ -40,7 +40,11 @@ extension ToolCallFormat {
     /// `chat_template`, a string or a list of named templates) matched against PCRE2 signatures,
     /// most specific first; added and special tokens; `config.json` and
     /// `generation_config.json`. The strongest signal wins and a disagreeing weaker one is named
-    /// as a conflict. A missing, unreadable or invalid file is noted and ignored.
+    /// as a conflict. A missing, unreadable or invalid file is noted and ignored, and so is
+    /// one that is not a regular file (a FIFO, a device) or is larger than the size read for
+    /// it: 1 MiB for `config.json`, `generation_config.json`, `special_tokens_map.json` and
+    /// `chat_template.json`, 512 KiB for `chat_template.jinja`, 8 MiB for
+    /// `tokenizer_config.json`, 64 MiB for `tokenizer.json`.
     ///
     /// - Parameter modelDirectory: the folder's path.
     /// - Returns: the format (or nil) with its evidence.
@@ -76,20 +80,43 @@ struct ModelFolderSignals {
 
     init(path: String) { self.path = path }
 
-    /// Reads `name` as JSON; notes a missing, unreadable or invalid file.
-    mutating func json(_ name: String) -> JSONValue? {
+    /// The most bytes read of each file `infer` looks at; a larger file (or one that is not
+    /// a regular file) is skipped, and the evidence says so.
+    ///
+    /// Configs are a few KB; `tokenizer_config.json` may embed chat templates and thousands
+    /// of added tokens; chat templates are tens of KB; `tokenizer.json` holds the whole
+    /// vocabulary (Gemma's is about 33 MB), of which only `added_tokens` is parsed.
+    static let sizeLimits: [String: Int] = [
+        "config.json": 1 << 20,
+        "generation_config.json": 1 << 20,
+        "special_tokens_map.json": 1 << 20,
+        "chat_template.jinja": 512 << 10,
+        "chat_template.json": 1 << 20,
+        "tokenizer_config.json": 8 << 20,
+        "tokenizer.json": 64 << 20,
+    ]
+
+    /// The limit for a file not listed in ``sizeLimits``.
+    static let defaultSizeLimit = 1 << 20
+
+    /// The bytes of `name`; notes a missing, unreadable, oversized or non-regular file.
+    private mutating func bytes(_ name: String) -> [UInt8]? {
         let file = path.hasSuffix("/") ? path + name : path + "/" + name
-        let bytes: [UInt8]
         do {
-            bytes = try FileBytes.read(file)
+            return try FileBytes.read(file, limit: Self.sizeLimits[name] ?? Self.defaultSizeLimit)
         } catch {
             if error.missing {
                 missing.append(name)
             } else {
-                evidence.append("\(name): unreadable (\(error.reason)), ignored")
+                evidence.append("\(name): skipped (\(error.reason))")
             }
             return nil
         }
+    }
+
+    /// Reads `name` as JSON; notes a missing, unreadable or invalid file.
+    mutating func json(_ name: String) -> JSONValue? {
+        guard let bytes = bytes(name) else { return nil }
         do {
             return try JSONValue.parse(bytes)
         } catch {
@@ -98,19 +125,32 @@ struct ModelFolderSignals {
         }
     }
 
-    /// Reads `name` as text; notes a missing or unreadable file.
-    mutating func text(_ name: String) -> String? {
-        let file = path.hasSuffix("/") ? path + name : path + "/" + name
-        do {
-            return String(decoding: try FileBytes.read(file), as: UTF8.self)
-        } catch {
-            if error.missing {
-                missing.append(name)
-            } else {
-                evidence.append("\(name): unreadable (\(error.reason)), ignored")
+    /// The array under the top-level `key` of the JSON file `name`, parsed alone: the rest of
+    /// the file (a tokenizer's whole vocabulary) is skimmed, never turned into values, so a
+    /// large file costs its bytes and not many times them. Notes a missing, unreadable or
+    /// invalid file.
+    mutating func topLevelArray(_ key: String, of name: String) -> [JSONValue]? {
+        guard let bytes = bytes(name) else { return nil }
+        switch JSONSkim.topLevelMember(key, in: bytes) {
+        case .found(let range):
+            do {
+                if case .array(let list) = try JSONValue.parse(bytes[range]) { return list }
+                return nil
+            } catch {
+                evidence.append("\(name): not valid JSON (\(error)), ignored")
+                return nil
             }
+        case .absent:
+            return nil
+        case .invalid(let at):
+            evidence.append("\(name): not valid JSON (at byte \(at)), ignored")
             return nil
         }
+    }
+
+    /// Reads `name` as text; notes a missing or unreadable file.
+    mutating func text(_ name: String) -> String? {
+        bytes(name).map { String(decoding: $0, as: UTF8.self) }
     }
 
     mutating func resolve() -> FormatInference {
@@ -165,7 +205,7 @@ struct ModelFolderSignals {
         if let stm = json("special_tokens_map.json") {
             Self.collectStrings(stm) { tokenTexts.append(($0, "special_tokens_map.json")) }
         }
-        if let tj = json("tokenizer.json"), case .array(let added)? = tj["added_tokens"] {
+        if let added = topLevelArray("added_tokens", of: "tokenizer.json") {
             for t in added { if let c = t["content"]?.stringValue { tokenTexts.append((c, "tokenizer.json added_tokens")) } }
         }
         if let hit = InferenceTables.tokenVerdict(tokenTexts) {
@@ -231,6 +271,98 @@ struct ModelFolderSignals {
         case .array(let a): for e in a { collectStrings(e, add) }
         case .object(let o): for m in o { collectStrings(m.value, add) }
         default: break
+        }
+    }
+}
+
+/// Finds one member of a JSON object's top level without building any value: strings are
+/// stepped over, containers counted, in one pass with no recursion.
+enum JSONSkim {
+    enum Result: Equatable {
+        /// The member's value spans these bytes.
+        case found(Range<Int>)
+        /// The top level is an object without that key.
+        case absent
+        /// The text is not JSON (or not an object) around this byte.
+        case invalid(at: Int)
+    }
+
+    static func topLevelMember(_ key: String, in b: [UInt8]) -> Result {
+        let want = Array(key.utf8)
+        var i = 0
+        func skipSpace() { while i < b.count && JSONReader.isSpace(b[i]) { i += 1 } }
+        /// Steps over a string starting at `i` (a quote); false when it does not end.
+        func skipString() -> Bool {
+            i += 1
+            while i < b.count {
+                switch b[i] {
+                case UInt8(ascii: "\\"): i += 2
+                case UInt8(ascii: "\""):
+                    i += 1
+                    return true
+                default: i += 1
+                }
+            }
+            return false
+        }
+        /// Steps over one value starting at `i`; false when it is cut or unbalanced.
+        func skipValue() -> Bool {
+            guard i < b.count else { return false }
+            switch b[i] {
+            case UInt8(ascii: "\""):
+                return skipString()
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                var depth = 0
+                while i < b.count {
+                    switch b[i] {
+                    case UInt8(ascii: "\""):
+                        if !skipString() { return false }
+                        continue
+                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                        depth -= 1
+                        if depth == 0 {
+                            i += 1
+                            return true
+                        }
+                    default: break
+                    }
+                    i += 1
+                }
+                return false
+            default:
+                let start = i
+                while i < b.count, !JSONReader.isSpace(b[i]), b[i] != UInt8(ascii: ","), b[i] != UInt8(ascii: "}"),
+                    b[i] != UInt8(ascii: "]")
+                {
+                    i += 1
+                }
+                return i > start
+            }
+        }
+        skipSpace()
+        guard i < b.count, b[i] == UInt8(ascii: "{") else { return .invalid(at: i) }
+        i += 1
+        skipSpace()
+        if i < b.count && b[i] == UInt8(ascii: "}") { return .absent }
+        while true {
+            skipSpace()
+            guard i < b.count, b[i] == UInt8(ascii: "\"") else { return .invalid(at: i) }
+            let keyStart = i + 1
+            guard skipString() else { return .invalid(at: keyStart) }
+            let matches = b[keyStart..<(i - 1)].elementsEqual(want)
+            skipSpace()
+            guard i < b.count, b[i] == UInt8(ascii: ":") else { return .invalid(at: i) }
+            i += 1
+            skipSpace()
+            let valueStart = i
+            guard skipValue() else { return .invalid(at: valueStart) }
+            if matches { return .found(valueStart..<i) }
+            skipSpace()
+            guard i < b.count else { return .invalid(at: i) }
+            if b[i] == UInt8(ascii: "}") { return .absent }
+            guard b[i] == UInt8(ascii: ",") else { return .invalid(at: i) }
+            i += 1
         }
     }
 }

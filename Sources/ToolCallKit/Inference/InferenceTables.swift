@@ -1,16 +1,33 @@
 // ToolCallKit — the tables behind format inference: declarations, template signatures, tokens, configs.
 
-/// Chat-template signatures, as PCRE2 patterns, most specific first.
+/// Chat-template signatures, most specific first.
 ///
 /// Order matters: a Qwen3-Coder template contains `<tool_call>` (the json signature) as well as
 /// `<function=`, and a Gemma 4 template's `<|tool_call>` must not be read as another format's
 /// marker. Formats outside the ten come before the generic json and llama3 signatures, so a
 /// DeepSeek or Harmony template is named as such, never guessed as one of ours.
+///
+/// A signature is literal text, searched for byte by byte, plus at most a check of what lies
+/// right after it: no regular expression, so nothing can give up at a backtracking limit
+/// and turn a template's answer into "no match", and the time is linear in the template
+/// whatever it holds (a megabyte of text after a marker, thousands of spaces inside one).
 enum TemplateSignatures {
+    /// One thing a template must contain.
+    enum Probe: Sendable {
+        /// One of these texts occurs.
+        case literal([String])
+        /// `first`, then nothing but white space or the two characters `\n` (a newline
+        /// escaped inside a template string), then `second`.
+        case adjacent(String, String)
+        /// `first`, then the next `>` (the end of the tag `first` opens), then, anywhere
+        /// after it, `second`.
+        case tagThen(String, String)
+    }
+
     struct Signature: Sendable {
         let verdict: Verdict
-        /// Every pattern must match.
-        let patterns: [PCRE2Regex]
+        /// Every probe must be found.
+        let probes: [Probe]
         let what: String
     }
 
@@ -19,47 +36,97 @@ enum TemplateSignatures {
         let description: String
     }
 
-    private static func sig(_ verdict: Verdict, _ what: String, _ patterns: String...) -> Signature {
-        // The patterns are ours and compile; a failure here is a programming error.
-        Signature(verdict: verdict, patterns: patterns.map { try! PCRE2Regex($0, options: .dotAll) }, what: what)
+    private static func sig(_ verdict: Verdict, _ what: String, _ probes: Probe...) -> Signature {
+        Signature(verdict: verdict, probes: probes, what: what)
     }
 
     static let table: [Signature] = [
-        sig(.format(.minimaxM2), "<minimax:tool_call>", #"<minimax:tool_call>"#),
-        sig(.format(.gemma4), "<|tool_call> and <tool_call|>", #"<\|tool_call>"#, #"<tool_call\|>"#),
-        sig(.format(.gemma), "<start_function_call>", #"<start_function_call>"#),
-        sig(.format(.glm4), "<arg_key>", #"<arg_key>"#),
-        sig(.format(.lfm2), "<|tool_call_start|> or <|tool_list_start|>", #"<\|tool_call_start\|>|<\|tool_list_start\|>"#),
+        sig(.format(.minimaxM2), "<minimax:tool_call>", .literal(["<minimax:tool_call>"])),
+        sig(.format(.gemma4), "<|tool_call> and <tool_call|>", .literal(["<|tool_call>"]), .literal(["<tool_call|>"])),
+        sig(.format(.gemma), "<start_function_call>", .literal(["<start_function_call>"])),
+        sig(.format(.glm4), "<arg_key>", .literal(["<arg_key>"])),
+        sig(.format(.lfm2), "<|tool_call_start|> or <|tool_list_start|>", .literal(["<|tool_call_start|>", "<|tool_list_start|>"])),
         sig(.format(.xmlFunction), "<tool_call> then <function= (a real or escaped newline between)",
-            #"<tool_call>(?:\s|\\n)*<function="#),
-        sig(.format(.xmlFunction), "<function=NAME> with <parameter=", #"<function=[^>]*>.*<parameter="#),
-        sig(.format(.kimiK2), "<|tool_calls_section_begin|>", #"<\|tool_calls_section_begin\|>|<\|tool_call_argument_begin\|>"#),
-        sig(.format(.mistral), "[TOOL_CALLS] with [ARGS] (name[ARGS]{json} syntax)", #"\[TOOL_CALLS\]"#, #"\[ARGS\]"#),
-        sig(.format(.mistral), "[TOOL_CALLS] without [ARGS] (JSON-list syntax)", #"\[TOOL_CALLS\]"#),
-        sig(.foreign("DeepSeek <｜tool▁calls▁begin｜>"), "<｜tool▁calls▁begin｜>", #"<｜tool▁calls▁begin｜>|<｜tool▁call▁begin｜>"#),
-        sig(.foreign("Nemotron <TOOLCALL>"), "<TOOLCALL>", #"<TOOLCALL>"#),
-        sig(.foreign("gpt-oss Harmony"), "Harmony channels (<|channel|> / <|call|>)", #"<\|channel\|>|<\|call\|>"#),
-        sig(.format(.json), "<tool_call> (Hermes JSON)", #"<tool_call>"#),
+            .adjacent("<tool_call>", "<function=")),
+        sig(.format(.xmlFunction), "<function=NAME> with <parameter=", .tagThen("<function=", "<parameter=")),
+        sig(.format(.kimiK2), "<|tool_calls_section_begin|>", .literal(["<|tool_calls_section_begin|>", "<|tool_call_argument_begin|>"])),
+        sig(.format(.mistral), "[TOOL_CALLS] with [ARGS] (name[ARGS]{json} syntax)", .literal(["[TOOL_CALLS]"]), .literal(["[ARGS]"])),
+        sig(.format(.mistral), "[TOOL_CALLS] without [ARGS] (JSON-list syntax)", .literal(["[TOOL_CALLS]"])),
+        sig(.foreign("DeepSeek <｜tool▁calls▁begin｜>"), "<｜tool▁calls▁begin｜>", .literal(["<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"])),
+        sig(.foreign("Nemotron <TOOLCALL>"), "<TOOLCALL>", .literal(["<TOOLCALL>"])),
+        sig(.foreign("gpt-oss Harmony"), "Harmony channels (<|channel|> / <|call|>)", .literal(["<|channel|>", "<|call|>"])),
+        sig(.format(.json), "<tool_call> (Hermes JSON)", .literal(["<tool_call>"])),
         sig(.format(.kimiK2), "Kimi chat tokens <|im_middle|> (the original K2 template renders no call markers)",
-            #"<\|im_middle\|>"#),
-        sig(.format(.llama3), "<|python_tag|> or the ipython environment", #"<\|python_tag\|>|Environment: ipython"#),
+            .literal(["<|im_middle|>"])),
+        sig(.format(.llama3), "<|python_tag|> or the ipython environment", .literal(["<|python_tag|>", "Environment: ipython"])),
         sig(.format(.llama3), "Llama 3 turns with a bare {\"name\", \"parameters\"} call",
-            #"<\|start_header_id\|>"#, #""parameters""#),
+            .literal(["<|start_header_id|>"]), .literal(["\"parameters\""])),
     ]
 
-    /// The first signature every pattern of which matches `text`.
+    /// The first signature every probe of which is found in `text`.
     static func match(_ text: String) -> Hit? {
         let bytes = Array(text.utf8)
-        for s in table {
-            var all = true
-            for p in s.patterns {
-                let m = p.makeMatcher()
-                guard case .match? = try? m.match(bytes) else {
-                    all = false
-                    break
+        for s in table where s.probes.allSatisfy({ found($0, in: bytes) }) {
+            return Hit(verdict: s.verdict, description: "matches \(s.what)")
+        }
+        return nil
+    }
+
+    /// Whether `probe` is found in `text`; linear in `text` for each probe.
+    static func found(_ probe: Probe, in text: [UInt8]) -> Bool {
+        switch probe {
+        case .literal(let options):
+            return options.contains { find(Array($0.utf8), in: text, from: 0) != nil }
+        case .adjacent(let first, let second):
+            let a = Array(first.utf8)
+            let b = Array(second.utf8)
+            var from = 0
+            while let at = find(a, in: text, from: from) {
+                var i = at + a.count
+                // The gap holds only white space and `\n`, never the start of `first` (`<`),
+                // so gaps of different occurrences do not overlap.
+                while i < text.count {
+                    if isSpace(text[i]) {
+                        i += 1
+                    } else if text[i] == UInt8(ascii: "\\"), i + 1 < text.count, text[i + 1] == UInt8(ascii: "n") {
+                        i += 2
+                    } else {
+                        break
+                    }
                 }
+                if starts(b, in: text, at: i) { return true }
+                from = max(i, at + 1)
             }
-            if all { return Hit(verdict: s.verdict, description: "matches \(s.what)") }
+            return false
+        case .tagThen(let first, let second):
+            // The earliest tag is the best candidate: every later one has less text after it.
+            guard let at = find(Array(first.utf8), in: text, from: 0),
+                let close = text[(at + first.utf8.count)...].firstIndex(of: UInt8(ascii: ">"))
+            else { return false }
+            return find(Array(second.utf8), in: text, from: close + 1) != nil
+        }
+    }
+
+    /// White space as PCRE2's `\s` reads it in byte mode.
+    private static func isSpace(_ b: UInt8) -> Bool {
+        b == 0x20 || (b >= 0x09 && b <= 0x0D)
+    }
+
+    private static func starts(_ needle: [UInt8], in text: [UInt8], at i: Int) -> Bool {
+        guard i + needle.count <= text.count else { return false }
+        for k in needle.indices where text[i + k] != needle[k] { return false }
+        return true
+    }
+
+    /// The first offset at or after `from` where `needle` starts.
+    static func find(_ needle: [UInt8], in text: [UInt8], from: Int) -> Int? {
+        guard let head = needle.first, needle.count <= text.count else { return nil }
+        var i = from
+        let last = text.count - needle.count
+        while i <= last {
+            guard let at = text[i...last].firstIndex(of: head) else { return nil }
+            if starts(needle, in: text, at: at) { return at }
+            i = at + 1
         }
         return nil
     }

@@ -111,7 +111,14 @@ public struct PCRE2Error: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// A matcher for this pattern, with its own match data.
-    public func makeMatcher() -> PCRE2Matcher { PCRE2Matcher(self) }
+    public func makeMatcher() -> PCRE2Matcher { PCRE2Matcher(self, matchLimit: nil) }
+
+    /// A matcher whose matches may take at most `matchLimit` steps (at most this pattern's
+    /// own ``matchLimit``): for a caller that shares one budget of match work among many
+    /// matches.
+    public func makeMatcher(matchLimit: UInt32) -> PCRE2Matcher {
+        PCRE2Matcher(self, matchLimit: min(matchLimit, self.matchLimit))
+    }
 
     /// Convenience: whether `subject` contains a match (a fresh matcher each call).
     public func matches(_ subject: String) throws(PCRE2Error) -> Bool {
@@ -137,13 +144,29 @@ public struct PCRE2Error: Error, CustomStringConvertible, Sendable, Equatable {
 
     private let regex: PCRE2Regex
     private let data: OpaquePointer
+    /// This matcher's own match context, when its match limit is not the pattern's.
+    private let context: OpaquePointer?
+    /// The most steps one match may take.
+    public let matchLimit: UInt32
 
-    init(_ regex: PCRE2Regex) {
+    init(_ regex: PCRE2Regex, matchLimit: UInt32?) {
         self.regex = regex
         unsafe self.data = unsafe pcre2_match_data_create_from_pattern_8(regex.code, nil)!
+        self.matchLimit = matchLimit ?? regex.matchLimit
+        if let matchLimit, matchLimit != regex.matchLimit, let shared = unsafe regex.context,
+            let own = unsafe pcre2_match_context_copy_8(shared)
+        {
+            unsafe pcre2_set_match_limit_8(own, matchLimit)
+            unsafe self.context = own
+        } else {
+            unsafe self.context = nil
+        }
     }
 
-    deinit { unsafe pcre2_match_data_free_8(data) }
+    deinit {
+        unsafe pcre2_match_context_free_8(context)
+        unsafe pcre2_match_data_free_8(data)
+    }
 
     /// Matches `subject` (bytes) from `start`.
     ///
@@ -159,7 +182,9 @@ public struct PCRE2Error: Error, CustomStringConvertible, Sendable, Equatable {
     public func match(_ subject: [UInt8], from start: Int = 0, partial: Bool = false) throws(PCRE2Error) -> Result {
         let options: UInt32 = partial ? PCRE2_PARTIAL_HARD : 0
         let rc = unsafe subject.withUnsafeBufferPointer { buf in
-            unsafe pcre2_match_8(regex.code, buf.baseAddress ?? UnsafePointer(bitPattern: 1), buf.count, start, options, data, regex.context)
+            unsafe pcre2_match_8(
+                regex.code, buf.baseAddress ?? UnsafePointer(bitPattern: 1), buf.count, start, options, data,
+                context ?? regex.context)
         }
         let ovector = unsafe pcre2_get_ovector_pointer_8(data)!
         if rc == PCRE2_ERROR_NOMATCH { return .noMatch }

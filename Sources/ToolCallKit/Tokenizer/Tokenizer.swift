@@ -17,6 +17,10 @@
 /// Every piece is converted once, when the file is loaded, into the bytes it contributes; the
 /// result is one flat byte array indexed by id, so decoding a token is a table look-up (see
 /// ``Detokenizer``). The type is an immutable `Sendable` value; copies share the tables.
+///
+/// Because the tables are indexed by id, an id is accepted only up to 2^24 - 1 and only while
+/// the id range stays within twice the tokens the file defines plus 65,536: a file cannot make
+/// the loader allocate by naming one huge id (the error names the token instead).
 public struct Tokenizer: Sendable {
     /// One entry of the file's `added_tokens`.
     public struct AddedToken: Sendable, Hashable {
@@ -92,8 +96,9 @@ public struct Tokenizer: Sendable {
     /// - Parameters:
     ///   - json: the file's bytes.
     ///   - source: a name for messages, normally the path.
-    /// - Throws: ``TokenizerError`` when the file is not valid JSON, lacks a vocabulary, or uses
-    ///   a model or decoder that is not supported.
+    /// - Throws: ``TokenizerError`` when the file is not valid JSON, lacks a vocabulary, uses
+    ///   a model or decoder that is not supported, or gives a token an id beyond the bound
+    ///   above (the message names the token).
     public init(json: some Collection<UInt8>, source: String) throws(TokenizerError) {
         self.source = source
         let root: JSONValue
@@ -140,9 +145,30 @@ public struct Tokenizer: Sendable {
         let (joining, replacements) = try Self.pipeline(decoder, source: source)
         self.joining = joining
 
-        // Added tokens win over the model's piece for the same id, as in `tokenizers`.
-        let maxAdded = added.map(\.id).max() ?? -1
-        if maxAdded >= tokens.count { tokens += Array(repeating: nil, count: maxAdded + 1 - tokens.count) }
+        // Added tokens win over the model's piece for the same id, as in `tokenizers`. The
+        // tables are indexed by id, so an id far beyond the tokens present is refused before
+        // anything is sized by it.
+        var maxAdded = -1
+        var distinctAdded = 0
+        for a in added {
+            guard a.id <= Self.maxTokenID else {
+                throw TokenizerError(
+                    source: source,
+                    message: "added token \(Self.quoted(a.content)) has id \(a.id), above the largest id supported (\(Self.maxTokenID))")
+            }
+            if a.id >= tokens.count || tokens[a.id] == nil { distinctAdded += 1 }
+            maxAdded = max(maxAdded, a.id)
+        }
+        if maxAdded >= tokens.count {
+            let present = tokens.count(where: { $0 != nil }) + distinctAdded
+            let cap = Self.idRange(forTokens: present)
+            if maxAdded >= cap, let worst = added.first(where: { $0.id == maxAdded }) {
+                throw TokenizerError(
+                    source: source,
+                    message: "added token \(Self.quoted(worst.content)) has id \(worst.id), far beyond the \(present) tokens the file defines (ids must be below \(cap) here)")
+            }
+            tokens += Array(repeating: nil, count: maxAdded + 1 - tokens.count)
+        }
         var flags = [UInt8](repeating: 0, count: tokens.count)
         for (k, a) in added.enumerated() {
             tokens[a.id] = pieceOfAdded[k]
@@ -200,13 +226,22 @@ public struct Tokenizer: Sendable {
         switch model["vocab"] {
         case .object(let members)?:
             var maxID = -1
+            var worst = ""
             var ids = [Int](repeating: -1, count: members.count)
             for (i, m) in members.enumerated() {
-                guard let id = integer(m.value), id < 1 << 24 else {
-                    throw TokenizerError(source: source, message: "the id of vocabulary entry \"\(m.key)\" is not a usable integer")
+                guard let id = integer(m.value), id <= maxTokenID else {
+                    throw TokenizerError(
+                        source: source,
+                        message: "the id of vocabulary entry \(quoted(m.key)) is not a usable integer (at most \(maxTokenID))")
                 }
                 ids[i] = id
-                if id > maxID { maxID = id }
+                if id > maxID { (maxID, worst) = (id, m.key) }
+            }
+            let cap = idRange(forTokens: members.count)
+            guard maxID < cap else {
+                throw TokenizerError(
+                    source: source,
+                    message: "vocabulary entry \(quoted(worst)) has id \(maxID), far beyond the \(members.count) entries of the vocabulary (ids must be below \(cap) here)")
             }
             var tokens = [String?](repeating: nil, count: maxID + 1)
             for (i, m) in members.enumerated() { tokens[ids[i]] = m.key }
@@ -225,6 +260,29 @@ public struct Tokenizer: Sendable {
         default:
             throw TokenizerError(source: source, message: "the model has no \"vocab\"")
         }
+    }
+
+    /// The largest token id accepted (2^24 - 1, well above every published vocabulary, which
+    /// stay below 2^19).
+    static let maxTokenID = (1 << 24) - 1
+
+    /// The id range (one more than the largest id) accepted for a file defining `count` tokens.
+    ///
+    /// Decoding looks ids up in tables indexed by id, so the tables are as long as the largest
+    /// id: ids may leave gaps (vocabularies padded to a round size do), but the range may be at
+    /// most twice the tokens present plus 65,536. A larger id is an error rather than an
+    /// allocation sized by one number in the file.
+    static func idRange(forTokens count: Int) -> Int {
+        min(maxTokenID + 1, 2 * count + 65_536)
+    }
+
+    /// A token's text for a message: JSON-quoted (control bytes escaped), cut at 64 bytes.
+    static func quoted(_ text: String) -> String {
+        guard text.utf8.count > 64 else { return JSONValue.string(text).jsonText }
+        let head = Array(text.utf8.prefix(65))
+        var end = 64
+        while end > 0 && head[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a character
+        return JSONValue.string(String(decoding: head[0..<end], as: UTF8.self) + "…").jsonText
     }
 
     /// A non-negative integer written as JSON number text.

@@ -32,25 +32,56 @@ struct SchemaCompiler {
     var warnings: [String] = []
     private var memo: [String: Int] = [:]
     private var patternIndex: [String: Int] = [:]
+    /// Sub-schemas found but not compiled yet.
+    private var pending: [(schema: JSONValue, location: String, index: Int)] = []
+    /// The node being compiled: each `required` name's position in its list (so the list is
+    /// built in linear time, duplicates dropped).
+    private var requiredPosition: [String: Int] = [:]
+    /// Member maps of the large objects `$ref`s pass through, by pointer (``resolveIndexed(_:)``).
+    private var objectIndex: [String: [String: JSONValue]] = [:]
 
-    init(root: JSONValue, matchLimit: UInt32, depthLimit: UInt32) {
+    /// Whether `pattern`s are compiled (typing reads the schema without them).
+    let compilesPatterns: Bool
+
+    init(root: JSONValue, matchLimit: UInt32, depthLimit: UInt32, compilesPatterns: Bool = true) {
         self.root = root
         self.matchLimit = matchLimit
         self.depthLimit = depthLimit
+        self.compilesPatterns = compilesPatterns
     }
 
-    /// Compiles the schema at `location` (a URI fragment such as `#/properties/a`).
-    mutating func compile(_ s: JSONValue, at location: String) throws(SchemaError) -> Int {
+    /// Compiles `schema` (the document's root, at `#`) and everything it reaches.
+    ///
+    /// Sub-schemas are queued rather than compiled by recursion, so a `$ref` chain thousands of
+    /// links long, or a deeply nested schema, costs heap for the queue and never stack.
+    ///
+    /// - Returns: the root node's index.
+    mutating func compileRoot(_ schema: JSONValue) throws(SchemaError) -> Int {
+        let root = enqueue(schema, at: "#")
+        while let job = pending.popLast() {
+            try compileNode(job.schema, at: job.location, index: job.index)
+        }
+        return root
+    }
+
+    /// The node index for the schema at `location` (a URI fragment such as `#/properties/a`):
+    /// the one already made for that location, or a new one queued for compilation.
+    private mutating func enqueue(_ s: JSONValue, at location: String) -> Int {
         if let n = memo[location] { return n }
         let index = nodes.count
         memo[location] = index
         nodes.append(Node(location: location))
+        pending.append((s, location, index))
+        return index
+    }
+
+    private mutating func compileNode(_ s: JSONValue, at location: String, index: Int) throws(SchemaError) {
         var node = Node(location: location)
         switch s {
         case .bool(let b):
             node.isFalse = !b
             nodes[index] = node
-            return index
+            return
         case .object(let members):
             for (key, value) in members {
                 try compileKeyword(key, value, schema: s, into: &node, at: location)
@@ -63,7 +94,11 @@ struct SchemaCompiler {
             node.types = t
             node.typeNames.append("null")
         }
-        node.requiredSlot = node.propertyOrder.map { node.required.firstIndex(of: $0) ?? -1 }
+        if !node.propertyOrder.isEmpty {
+            node.declaredText = SchemaValidator.cut(
+                node.propertyOrder.joined(separator: ", "), limit: SchemaValidator.maxQuotedBytes)
+        }
+        node.requiredSlot = node.propertyOrder.map { requiredPosition[$0] ?? -1 }
         node.requiredUndeclared = node.required.contains { node.properties[$0] == nil }
         if node.additionalForbidden && s["patternProperties"] == nil {
             for name in node.required where node.properties[name] == nil {
@@ -72,8 +107,8 @@ struct SchemaCompiler {
                     reason: "required property \"\(name)\" is not declared in properties and additionalProperties is false")
             }
         }
+        requiredPosition.removeAll(keepingCapacity: true)
         nodes[index] = node
-        return index
     }
 
     private mutating func compileKeyword(
@@ -103,46 +138,57 @@ struct SchemaCompiler {
             node.types = mask
         case "properties":
             guard case .object(let props) = value else { throw fail("properties must be an object") }
+            node.properties.reserveCapacity(props.count)
+            node.propertyOrder.reserveCapacity(props.count)
+            node.propertyNodes.reserveCapacity(props.count)
+            memo.reserveCapacity(memo.count + props.count)
             for (name, sub) in props {
                 node.properties[name] = node.propertyOrder.count
-                node.propertyNodes.append(try compile(sub, at: here + "/" + Self.escape(name)))
+                node.propertyNodes.append(enqueue(sub, at: here + "/" + Self.escape(name)))
                 node.propertyOrder.append(name)
             }
         case "required":
             guard case .array(let names) = value else { throw fail("required must be a list of names") }
+            requiredPosition.reserveCapacity(names.count)
+            node.required.reserveCapacity(names.count)
             for n in names {
                 guard case .string(let name) = n else { throw fail("required must be a list of names") }
-                if !node.required.contains(name) { node.required.append(name) }
+                if requiredPosition[name] == nil {
+                    requiredPosition[name] = node.required.count
+                    node.required.append(name)
+                }
             }
         case "additionalProperties":
             if case .bool(let b) = value {
                 node.additionalForbidden = !b
             } else {
-                node.additional = try compile(value, at: here)
+                node.additional = enqueue(value, at: here)
             }
         case "items":
             if case .array(let list) = value {
                 // Draft-07 tuple form: the list is prefixItems, additionalItems the rest.
-                node.prefixItems = try compileList(list, at: here)
+                node.prefixItems = compileList(list, at: here)
                 if let rest = schema["additionalItems"] {
-                    node.items = try compile(rest, at: location + "/additionalItems")
+                    node.items = enqueue(rest, at: location + "/additionalItems")
                 }
             } else {
-                node.items = try compile(value, at: here)
+                node.items = enqueue(value, at: here)
             }
         case "additionalItems":
             break  // read with a list-valued `items`; meaningless otherwise
         case "prefixItems":
             guard case .array(let list) = value else { throw fail("prefixItems must be a list of schemas") }
-            node.prefixItems = try compileList(list, at: here)
+            node.prefixItems = compileList(list, at: here)
         case "enum":
             guard case .array(let values) = value else { throw fail("enum must be a list") }
             node.enumValues = values
+            node.enumExpected = "one of " + SchemaValidator.renderList(values, limit: SchemaValidator.maxQuotedBytes)
             node.enumKeys = Set(values.map(SchemaValidator.canonical))
             let strings = values.compactMap(\.stringValue)
             if strings.count == values.count && strings.count <= 16 { node.enumStrings = strings }
         case "const":
             node.constValue = value
+            node.constExpected = SchemaValidator.render(value, limit: SchemaValidator.maxQuotedBytes)
         case "minimum", "maximum":
             guard case .number(let t) = value, let x = ExactNumber(t) else { throw fail("\(key) must be a number") }
             // Draft-04: a boolean exclusiveMinimum/exclusiveMaximum makes this bound exclusive.
@@ -180,6 +226,7 @@ struct SchemaCompiler {
             }
         case "pattern":
             guard case .string(let p) = value else { throw fail("pattern must be a string") }
+            if !compilesPatterns { break }
             if let i = patternIndex[p] {
                 node.pattern = i
             } else {
@@ -199,14 +246,14 @@ struct SchemaCompiler {
             node.uniqueItems = b
         case "anyOf", "oneOf", "allOf":
             guard case .array(let list) = value, !list.isEmpty else { throw fail("\(key) must be a non-empty list of schemas") }
-            let compiled = try compileList(list, at: here)
+            let compiled = compileList(list, at: here)
             switch key {
             case "anyOf": node.anyOf = compiled
             case "oneOf": node.oneOf = compiled
             default: node.allOf = compiled
             }
         case "not":
-            node.not = try compile(value, at: here)
+            node.not = enqueue(value, at: here)
         case "nullable":
             guard case .bool(let b) = value else { throw fail("nullable must be a boolean") }
             node.nullable = b
@@ -216,10 +263,14 @@ struct SchemaCompiler {
                 throw fail("$ref \"\(ref)\" is not local (only #/… references into the same schema are supported)")
             }
             let target = Self.normalize(ref)
-            guard let resolved = Self.resolve(target, in: root) else {
-                throw fail("$ref \"\(ref)\" points nowhere")
+            if let known = memo[target] {
+                node.ref = known
+            } else {
+                guard let resolved = resolveIndexed(target) else {
+                    throw fail("$ref \"\(ref)\" points nowhere")
+                }
+                node.ref = enqueue(resolved, at: target)
             }
-            node.ref = try compile(resolved, at: target)
         case "$defs", "definitions":
             guard value.isObject else { throw fail("\(key) must be an object") }
         default:
@@ -228,17 +279,20 @@ struct SchemaCompiler {
         }
     }
 
-    private mutating func compileList(_ list: [JSONValue], at location: String) throws(SchemaError) -> [Int] {
+    private mutating func compileList(_ list: [JSONValue], at location: String) -> [Int] {
         var out: [Int] = []
-        for (i, s) in list.enumerated() { out.append(try compile(s, at: location + "/\(i)")) }
+        for (i, s) in list.enumerated() { out.append(enqueue(s, at: location + "/\(i)")) }
         return out
     }
 
     /// Rejects a cycle of `$ref`s and combinators that never reaches a value (it would recurse
-    /// forever on any value).
-    func checkCycles() throws(SchemaError) {
+    /// forever on any value), and a chain of such steps longer than `maxChain` (checking one
+    /// value would nest that deep).
+    func checkCycles(maxChain: Int) throws(SchemaError) {
         // 0 unvisited, 1 on the stack, 2 done.
         var state = [UInt8](repeating: 0, count: nodes.count)
+        // For a done node: the longest chain of in-place steps from it.
+        var chain = [Int](repeating: 0, count: nodes.count)
         for start in nodes.indices where state[start] == 0 {
             var stack: [(node: Int, next: Int)] = [(start, 0)]
             state[start] = 1
@@ -256,6 +310,14 @@ struct SchemaCompiler {
                         stack.append((e, 0))
                     }
                 } else {
+                    var longest = 0
+                    for e in edges { longest = max(longest, chain[e] + 1) }
+                    guard longest <= maxChain else {
+                        throw SchemaError(
+                            location: nodes[top.node].location,
+                            reason: "a chain of more than \(maxChain) $ref/allOf/anyOf/oneOf/not steps on one value starts here; it is too deep to check")
+                    }
+                    chain[top.node] = longest
                     state[top.node] = 2
                     stack.removeLast()
                 }
@@ -263,11 +325,49 @@ struct SchemaCompiler {
         }
     }
 
+    /// ``resolve(_:in:)`` for many references into one schema: the members of each large object
+    /// a pointer passes through are indexed once, so resolving thousands of `$ref`s into one
+    /// `$defs` is linear rather than quadratic.
+    private mutating func resolveIndexed(_ fragment: String) -> JSONValue? {
+        guard fragment.hasPrefix("#") else { return nil }
+        let path = fragment.dropFirst()
+        if path.isEmpty { return root }
+        guard path.hasPrefix("/") else { return nil }
+        var current = root
+        var prefix = "#"
+        for raw in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            let step = raw.replacingOccurrences("~1", "/").replacingOccurrences("~0", "~")
+            switch current {
+            case .object(let members):
+                let next: JSONValue?
+                if members.count <= 8 {
+                    next = current[step]
+                } else {
+                    if objectIndex[prefix] == nil {
+                        var map: [String: JSONValue] = [:]
+                        for m in members where map[m.key] == nil { map[m.key] = m.value }
+                        objectIndex[prefix] = map
+                    }
+                    next = objectIndex[prefix]?[step]
+                }
+                guard let next else { return nil }
+                current = next
+            case .array(let a):
+                guard let i = Int(step), i >= 0, i < a.count else { return nil }
+                current = a[i]
+            default:
+                return nil
+            }
+            prefix += "/" + raw
+        }
+        return current
+    }
+
     // MARK: - Pointers
 
     /// `~` and `/` escaped for a JSON Pointer step.
     static func escape(_ key: String) -> String {
-        guard key.contains(where: { $0 == "~" || $0 == "/" }) else { return key }
+        guard key.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return key }
         var out = ""
         for c in key.unicodeScalars {
             switch c {

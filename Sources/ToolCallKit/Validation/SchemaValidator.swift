@@ -25,6 +25,15 @@
 /// matter). A value of the wrong `type` gets one violation and its other keywords are not
 /// checked (they would only repeat the same fault).
 ///
+/// Its cost follows the sizes of the schema and of the value, never their product or an
+/// exponential of them: a schema is compiled without recursion (a `$ref` chain thousands of
+/// links long costs heap, not stack) and one whose checks would nest more than 64
+/// `$ref`/combinator steps on one value is refused; within one call each sub-schema is
+/// checked at most once per value; messages quote at most 200 bytes of an `enum` or `const`;
+/// and a ``Budget`` bounds the violations listed, the schema checks made, the PCRE2 match
+/// work of the `pattern`s and the matches that may give up at their limit. A call that exhausts a budget gets a violation
+/// saying so, never a silent pass.
+///
 /// It does not fetch remote `$ref`s, does not check `format`, and does not coerce types
 /// (``SchemaTyping`` types text-valued arguments before they get here).
 ///
@@ -34,7 +43,7 @@
 public struct SchemaValidator: Sendable {
     /// One way a value breaks its schema.
     ///
-    /// Its ``description`` is the `invalid_arguments` detail line (docs/events.md):
+    /// Its ``description`` is one line of a rejected call's `invalid_arguments` detail:
     /// `<JSON Pointer>: expected <what>, found <value>`. The pointer of the value itself (the
     /// arguments object) is the empty string, as RFC 6901 spells the root.
     public struct Violation: Sendable, Equatable, CustomStringConvertible {
@@ -87,6 +96,83 @@ public struct SchemaValidator: Sendable {
 
     /// The longest rendering of a found value in a violation, in bytes.
     static let maxFoundBytes = 120
+    /// The most of an `enum` list or a `const` value a violation quotes, in bytes.
+    static let maxQuotedBytes = 200
+    /// The longest `expected` text of one violation (an `anyOf` message quoting its branches'
+    /// faults is cut here), in bytes.
+    static let maxExpectedBytes = 1_000
+    /// The longest chain of `$ref`/`allOf`/`anyOf`/`oneOf`/`not` steps that stay on one value.
+    static let maxInPlaceChain = 64
+    /// The deepest a validation may nest (values inside values, plus the in-place steps of
+    /// each), so that a deep value cannot exhaust the stack.
+    static let maxCheckDepth = 2_048
+
+    /// What one ``validate(_:)`` call may spend, so that its cost follows the sizes of the
+    /// call and the schema, never their product or an exponential of them.
+    ///
+    /// Within one call, each sub-schema is checked at most once against each value (a
+    /// `$ref` shared by many `anyOf`/`allOf` branches is worked out once and its result
+    /// reused), and the totals below bound the rest. A call that runs out is rejected with a
+    /// violation that says which budget ran out: a validator never gives up silently.
+    public struct Budget: Sendable, Equatable {
+        /// The most violations a call lists; further ones are counted (``Report/omitted``).
+        public var maxViolations: Int
+        /// Schema checks (one sub-schema against one value) any call may make...
+        public var baseSteps: Int
+        /// ...plus this many for each value in the call (the arguments object, its members,
+        /// their items, and so on).
+        public var stepsPerValue: Int
+        /// How many `pattern` matches of one call may give up at their match limit (each
+        /// having spent the whole limit); at the last of them the call stops, the rest of it
+        /// unchecked, and it is rejected saying so. At least 1.
+        public var patternLimitHits: Int
+
+        /// PCRE2 match steps the `pattern` checks of one call may spend at their full match
+        /// limit. Each match is charged the whole limit it is given; once this is spent, a
+        /// match may take only ``patternStepsPerByte`` steps per byte of its string, so the
+        /// total match work of a call is at most this plus that many steps per byte of the call.
+        public var patternSteps: Int
+        /// The steps per byte of its string (plus one) a match may always take: far more than
+        /// a pattern that runs in linear time needs.
+        public var patternStepsPerByte: Int
+
+        /// The defaults: 100 violations listed; 1,000,000 checks plus 16 per value; 10 pattern
+        /// matches that give up (each having spent its whole match limit); 10,000,000 match
+        /// steps at full limit, then 100 per byte.
+        public init(
+            maxViolations: Int = 100, baseSteps: Int = 1_000_000, stepsPerValue: Int = 16, patternLimitHits: Int = 10,
+            patternSteps: Int = 10_000_000, patternStepsPerByte: Int = 100
+        ) {
+            self.maxViolations = max(1, maxViolations)
+            self.baseSteps = max(0, baseSteps)
+            self.stepsPerValue = max(1, stepsPerValue)
+            self.patternLimitHits = max(1, patternLimitHits)
+            self.patternSteps = max(0, patternSteps)
+            self.patternStepsPerByte = max(1, patternStepsPerByte)
+        }
+    }
+
+    /// The result of one ``check(_:)``.
+    public struct Report: Sendable, Equatable {
+        /// The first violations, at most ``Budget/maxViolations`` of them.
+        public var violations: [Violation]
+        /// How many further violations were found and not listed.
+        public var omitted: Int
+
+        /// Whether the value is valid.
+        public var isValid: Bool { violations.isEmpty }
+
+        /// The `invalid_arguments` detail: one line per violation, then `and N more
+        /// violations` when some were left out.
+        public var detail: String {
+            var lines = violations.map(\.description)
+            if omitted > 0 { lines.append("and \(omitted) more violation\(omitted == 1 ? "" : "s")") }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    /// What one call may spend.
+    public let budget: Budget
 
     /// Compiles a schema: resolves `$ref`s, compiles each distinct `pattern` once, and lists
     /// the keywords it will not check.
@@ -96,37 +182,243 @@ public struct SchemaValidator: Sendable {
     ///   - matchLimit: the most backtracking steps one `pattern` match may take; a match that
     ///     hits it is a violation, never a hang.
     ///   - depthLimit: the deepest backtracking one `pattern` match may reach.
+    ///   - budget: what one ``validate(_:)`` call may spend.
     /// - Throws: ``SchemaError`` for a schema that cannot be applied: a `pattern` PCRE2 cannot
     ///   compile, a `$ref` that points nowhere or outside the schema, a `$ref` cycle that never
-    ///   reaches a value, a keyword whose value has the wrong JSON type, an unknown `type`
+    ///   reaches a value, a chain of more than 64 `$ref`/`allOf`/`anyOf`/`oneOf`/`not` steps that
+    ///   stay on one value, a keyword whose value has the wrong JSON type, an unknown `type`
     ///   name, or `required` naming an undeclared property when `additionalProperties` is false.
-    public init(schema: JSONValue, matchLimit: UInt32 = 100_000, depthLimit: UInt32 = 1_000) throws(SchemaError) {
+    public init(
+        schema: JSONValue, matchLimit: UInt32 = 100_000, depthLimit: UInt32 = 1_000, budget: Budget = Budget()
+    ) throws(SchemaError) {
         var c = SchemaCompiler(root: schema, matchLimit: matchLimit, depthLimit: depthLimit)
-        let root = try c.compile(schema, at: "#")
-        try c.checkCycles()
+        let root = try c.compileRoot(schema)
+        try c.checkCycles(maxChain: Self.maxInPlaceChain)
         self.schema = schema
         self.nodes = c.nodes.map(CompiledNode.init)
         self.patterns = c.patterns
         self.warnings = c.warnings
         self.root = root
+        self.budget = budget
+    }
+
+    /// Compiles a schema for reading only (``argumentTypes(_:)``): `pattern`s are not compiled.
+    init(schema: JSONValue, compilingPatterns: Bool) throws(SchemaError) {
+        var c = SchemaCompiler(root: schema, matchLimit: 1, depthLimit: 1, compilesPatterns: compilingPatterns)
+        let root = try c.compileRoot(schema)
+        try c.checkCycles(maxChain: Self.maxInPlaceChain)
+        self.schema = schema
+        self.nodes = c.nodes.map(CompiledNode.init)
+        self.patterns = c.patterns
+        self.warnings = c.warnings
+        self.root = root
+        self.budget = Budget()
     }
 
     /// Checks a value.
     ///
     /// - Parameter value: the value (for a tool call, its arguments object).
-    /// - Returns: every violation, one per fault, in a stable order: a value's own keywords
+    /// - Returns: the violations (at most ``Budget/maxViolations``; ``check(_:)`` also counts
+    ///   those left out), one per fault, in a stable order: a value's own keywords
     ///   (`$ref`, `type`, `enum`, `const`, bounds, length, `pattern`, item counts, `uniqueItems`),
     ///   then its items or members in the order written, then missing required properties in
     ///   the order `required` lists them, then `anyOf`, `oneOf`, `allOf` and `not`. Empty when
     ///   the value is valid.
     public func validate(_ value: JSONValue) -> [Violation] {
-        var run = ValidationRun()
+        check(value).violations
+    }
+
+    /// Checks a value, counting the violations beyond ``Budget/maxViolations`` too.
+    ///
+    /// - Parameter value: the value (for a tool call, its arguments object).
+    /// - Returns: the first violations (in ``validate(_:)``'s order) and how many more there are.
+    public func check(_ value: JSONValue) -> Report {
+        var run = ValidationRun(cap: budget.maxViolations)
+        run.shared.allowance = budget.baseSteps
+        run.shared.perValue = budget.stepsPerValue
+        run.shared.value = value
+        run.shared.patternHitsLeft = budget.patternLimitHits
+        run.shared.patternSteps = budget.patternSteps
         check(root, value, &run)
-        return run.out.map(\.violation)
+        if let stop = run.shared.stopped {
+            // Said once, first: whatever else is listed is what was found before it stopped.
+            if run.total < Int.max { run.total += 1 }
+            if run.out.count >= run.cap { run.out.removeLast() }
+            run.out.insert(ValidationRun.Entry(violation: stop), at: 0)
+        }
+        return Report(violations: run.out.map(\.violation), omitted: run.total - run.out.count)
+    }
+
+    /// The number of values in `v`, itself included (without recursion: a value built in code
+    /// may nest deeper than any parser allows).
+    static func valueCount(_ v: JSONValue) -> Int {
+        var count = 0
+        var stack = [v]
+        while let x = stack.popLast() {
+            count += 1
+            switch x {
+            case .array(let a): stack.append(contentsOf: a)
+            case .object(let o): for m in o { stack.append(m.value) }
+            default: break
+            }
+        }
+        return count
     }
 
     /// Whether `value` is valid (``validate(_:)`` is empty).
-    public func isValid(_ value: JSONValue) -> Bool { validate(value).isEmpty }
+    public func isValid(_ value: JSONValue) -> Bool { check(value).isValid }
+
+    /// The JSON types the compiled schema admits for the top-level property `key`, in the
+    /// order to try them (`integer`, `number`, `string`, `boolean`, `null`, `object`, `array`
+    /// as written; `float` read as `number`); empty when it names none.
+    ///
+    /// This is the schema the validator checks: `$ref`s are followed, and `allOf` members,
+    /// the property's own `type`, `enum` and `const` all constrain it (their types intersect),
+    /// while `anyOf`/`oneOf` branches each add theirs. A value typed by this list is judged
+    /// by the same reading of the schema that ``validate(_:)`` applies.
+    func argumentTypes(_ key: String) -> [String] {
+        var memo: [Int: [String]?] = [:]
+        return argumentTypes(key, in: conjunctiveClosure(of: root), memo: &memo)
+    }
+
+    /// ``argumentTypes(_:)`` for every top-level property (those that name no type left out),
+    /// sharing the work between them.
+    func allArgumentTypes() -> [String: [String]] {
+        var out: [String: [String]] = [:]
+        var memo: [Int: [String]?] = [:]
+        let top = conjunctiveClosure(of: root)
+        for key in topLevelPropertyNames() where out[key] == nil {
+            let types = argumentTypes(key, in: top, memo: &memo)
+            if !types.isEmpty { out[key] = types }
+        }
+        return out
+    }
+
+    private func argumentTypes(_ key: String, in top: [Int], memo: inout [Int: [String]?]) -> [String] {
+        var result: [String]? = nil
+        var visiting: Set<Int> = []
+        for n in top {
+            guard let i = nodes[n].n.properties[key] else { continue }
+            guard let t = admitted(nodes[n].n.propertyNodes[i], &visiting, &memo) else { continue }
+            result = result.map { Self.intersect($0, t) } ?? t
+        }
+        return result ?? []
+    }
+
+    /// The names of the top-level properties the schema declares (through `$ref` and
+    /// `allOf` too), in the order first declared.
+    func topLevelPropertyNames() -> [String] {
+        var out: [String] = []
+        var seen: Set<String> = []
+        for n in conjunctiveClosure(of: root) {
+            for name in nodes[n].n.propertyOrder where seen.insert(name).inserted { out.append(name) }
+        }
+        return out
+    }
+
+    /// The names the top-level `required` lists (through `$ref` and `allOf` too), each once.
+    func topLevelRequired() -> [String] {
+        var out: [String] = []
+        var seen: Set<String> = []
+        for n in conjunctiveClosure(of: root) {
+            for name in nodes[n].n.required where seen.insert(name).inserted { out.append(name) }
+        }
+        return out
+    }
+
+    /// `n` and every node that must also hold for its value: its `$ref` and `allOf` members,
+    /// transitively (each once).
+    private func conjunctiveClosure(of n: Int) -> [Int] {
+        if nodes[n].n.allOf.isEmpty && nodes[n].n.ref == nil { return [n] }
+        var out: [Int] = []
+        var seen: Set<Int> = [n]
+        var stack = [n]
+        while let k = stack.popLast() {
+            out.append(k)
+            let node = nodes[k].n
+            for next in node.allOf + (node.ref.map { [$0] } ?? []) where seen.insert(next).inserted {
+                stack.append(next)
+            }
+        }
+        return out
+    }
+
+    /// The types node `n` admits (nil: no constraint), per ``argumentTypes(_:)``.
+    private func admitted(_ n: Int, _ visiting: inout Set<Int>, _ memo: inout [Int: [String]?]) -> [String]? {
+        if let known = memo[n] { return known }
+        let plain = nodes[n].n
+        if plain.ref == nil && plain.allOf.isEmpty && plain.anyOf.isEmpty && plain.oneOf.isEmpty
+            && plain.enumValues == nil && plain.constValue == nil && !plain.isFalse
+        {
+            // The common case: the node's own `type`, nothing to combine.
+            return plain.types == nil ? nil : plain.typeNames
+        }
+        guard visiting.insert(n).inserted else { return nil }  // a cycle constrains nothing more
+        defer { visiting.remove(n) }
+        var result: [String]? = nil
+        func meet(_ t: [String]?) {
+            guard let t else { return }
+            result = result.map { Self.intersect($0, t) } ?? t
+        }
+        for k in conjunctiveClosure(of: n) {
+            let node = nodes[k].n
+            if node.isFalse { meet([]) }
+            if node.types != nil { meet(node.typeNames) }
+            if let values = node.enumValues, !values.isEmpty { meet(Self.typeNames(of: values)) }
+            if let c = node.constValue { meet(Self.typeNames(of: [c])) }
+            for branches in [node.anyOf, node.oneOf] where !branches.isEmpty {
+                var union: [String] = []
+                var open = false
+                for b in branches {
+                    guard let t = admitted(b, &visiting, &memo) else {
+                        open = true
+                        continue
+                    }
+                    for name in t where !union.contains(name) { union.append(name) }
+                }
+                if !open { meet(union) }
+            }
+            if node.nullable, var r = result, !r.isEmpty, !r.contains("null") {
+                r.append("null")
+                result = r
+            }
+        }
+        memo[n] = .some(result)
+        return result
+    }
+
+    /// The JSON type names of `values`, in first-seen order.
+    private static func typeNames(of values: [JSONValue]) -> [String] {
+        var out: [String] = []
+        for v in values {
+            let name: String
+            switch v {
+            case .string: name = "string"
+            case .number: name = "number"
+            case .bool: name = "boolean"
+            case .null: name = "null"
+            case .array: name = "array"
+            case .object: name = "object"
+            }
+            if !out.contains(name) { out.append(name) }
+        }
+        return out
+    }
+
+    /// The types both lists admit, in `a`'s order (`integer` is the meet of `integer` and `number`).
+    private static func intersect(_ a: [String], _ b: [String]) -> [String] {
+        var out: [String] = []
+        for t in a {
+            var kept: String? = nil
+            if b.contains(t) {
+                kept = t
+            } else if t == "number" && b.contains("integer") || t == "integer" && b.contains("number") {
+                kept = "integer"
+            }
+            if let kept, !out.contains(kept) { out.append(kept) }
+        }
+        return out
+    }
 }
 
 // MARK: - Compiled form
@@ -209,10 +501,15 @@ extension SchemaValidator {
         var typeNames: [String] = []
         var nullable = false
         var enumValues: [JSONValue]?
+        /// The `expected` text of an enum violation, made once (quoting at most
+        /// ``SchemaValidator/maxQuotedBytes`` of the list).
+        var enumExpected = ""
         var enumKeys: Set<String> = []
         /// A short enum of strings only: compared directly, without canonical keys.
         var enumStrings: [String]?
         var constValue: JSONValue?
+        /// The `expected` text of a const violation, made once (cut like ``enumExpected``).
+        var constExpected = ""
         var lower: [Bound] = []
         var upper: [Bound] = []
         var multipleOf: ExactNumber?
@@ -227,6 +524,9 @@ extension SchemaValidator {
         /// Property name → its position in ``propertyOrder``.
         var properties: [String: Int] = [:]
         var propertyOrder: [String] = []
+        /// The declared property names for a "no such property" message, made once (cut like
+        /// ``enumExpected``).
+        var declaredText = "none"
         /// The schema of each property, by position.
         var propertyNodes: [Int] = []
         var required: [String] = []
@@ -263,7 +563,8 @@ private enum PathItem {
     case index(Int)
 }
 
-/// The state of one ``SchemaValidator/validate(_:)`` call.
+/// The state of one ``SchemaValidator/validate(_:)`` call, or of one branch of it (an `anyOf`
+/// alternative, a `not`), whose findings are judged before they count.
 private struct ValidationRun {
     /// A violation and whether it is a bare type mismatch (for merging `anyOf` messages).
     struct Entry {
@@ -271,8 +572,46 @@ private struct ValidationRun {
         var isType = false
     }
 
+    /// One sub-schema's findings against the current value: the first entries and how many.
+    struct Outcome {
+        var entries: [Entry]
+        var total: Int
+    }
+
+    /// What the whole call shares, passed from a run to its branches and back.
+    struct Shared {
+        /// Schema checks made, and the number allowed: the base, and once that is spent, the
+        /// base plus ``perValue`` for each value of the call (counted only then, so a call
+        /// that stays within the base never pays for the count).
+        var steps = 0
+        var allowance = 0
+        var perValue = 0
+        /// The value of the call, until its values have been counted.
+        var value: JSONValue?
+        /// Pattern matches that may still give up at their limit before the call stops.
+        var patternHitsLeft = 0
+        /// Match steps left to give at full limit (``SchemaValidator/Budget/patternSteps``).
+        var patternSteps = 0
+        /// Why the call stopped early (a budget ran out); nil while it has not.
+        var stopped: SchemaValidator.Violation?
+        /// How deep the checks nest now.
+        var depth = 0
+        /// In-place sub-schemas already checked against the current value, by node.
+        var memo: [Int: Outcome] = [:]
+    }
+
     var path: [PathItem] = []
+    /// The first ``cap`` entries.
     var out: [Entry] = []
+    /// Every entry found, listed or not.
+    var total = 0
+    let cap: Int
+    var shared = Shared()
+
+    init(cap: Int, path: [PathItem] = []) {
+        self.cap = cap
+        self.path = path
+    }
 
     var pointer: String {
         var s = ""
@@ -294,30 +633,78 @@ private struct ValidationRun {
     }
 
     mutating func add(_ expected: String, _ value: JSONValue?, isType: Bool = false) {
+        if total < Int.max { total += 1 }
+        guard out.count < cap else { return }
         let found = value.map { SchemaValidator.render($0, limit: SchemaValidator.maxFoundBytes) } ?? "nothing"
-        out.append(Entry(violation: .init(pointer: pointer, expected: expected, found: found), isType: isType))
+        let shown = SchemaValidator.cut(expected, limit: SchemaValidator.maxExpectedBytes)
+        out.append(Entry(violation: .init(pointer: pointer, expected: shown, found: found), isType: isType))
+    }
+
+    mutating func append(_ o: Outcome) {
+        total = total > Int.max - o.total ? Int.max : total + o.total
+        for e in o.entries where out.count < cap { out.append(e) }
+    }
+
+    /// A run for a branch of this one: same place, same shared state (moved, not copied).
+    mutating func branch() -> ValidationRun {
+        var sub = ValidationRun(cap: cap, path: path)
+        swap(&sub.shared, &shared)
+        return sub
+    }
+
+    /// Takes the shared state back from a finished branch.
+    mutating func rejoin(_ sub: inout ValidationRun) {
+        swap(&sub.shared, &shared)
+    }
+
+    /// Whether a budget ran out (every check from then on returns at once).
+    var isStopped: Bool { shared.stopped != nil }
+
+    /// Counts one check; false (and the call stopped) when the allowance is spent.
+    mutating func step() -> Bool {
+        if shared.stopped != nil { return false }
+        shared.steps += 1
+        if shared.steps > shared.allowance, let value = shared.value {
+            shared.value = nil
+            let (extra, overflow) = SchemaValidator.valueCount(value).multipliedReportingOverflow(by: shared.perValue)
+            shared.allowance = overflow || extra > Int.max - shared.allowance ? Int.max : shared.allowance + extra
+        }
+        if shared.steps > shared.allowance {
+            shared.stopped = .init(
+                pointer: "", expected: "a call that can be checked within \(shared.allowance) schema checks",
+                found: "more (validation stopped there; the violations listed were found before it)")
+            return false
+        }
+        return true
     }
 }
 
 extension SchemaValidator {
     private func check(_ n: Int, _ v: JSONValue, _ run: inout ValidationRun) {
+        guard run.step() else { return }
+        if run.shared.depth >= Self.maxCheckDepth {
+            run.add("a value nested at most \(Self.maxCheckDepth) schema levels deep (not checked further)", v)
+            return
+        }
+        run.shared.depth += 1
+        defer { run.shared.depth -= 1 }
         let node = nodes[n]
         if node.n.isFalse {
             run.add("no value (the schema is false)", v)
             return
         }
         if node.n.nullable, case .null = v { return }
-        if let ref = node.n.ref { check(ref, v, &run) }
+        if let ref = node.n.ref { run.append(outcome(ref, v, &run)) }
         if let types = node.n.types, !types.admits(v) {
             let names = node.n.typeNames
             run.add(names.count == 1 ? names[0] : "one of " + names.joined(separator: ", "), v, isType: true)
             return
         }
-        if let values = node.n.enumValues, !enumContains(node, v) {
-            run.add("one of [" + values.map { Self.render($0, limit: .max) }.joined(separator: ", ") + "]", v)
+        if node.n.enumValues != nil, !enumContains(node, v) {
+            run.add(node.n.enumExpected, v)
         }
         if let c = node.n.constValue, Self.canonical(c) != Self.canonical(v) {
-            run.add(Self.render(c, limit: .max), v)
+            run.add(node.n.constExpected, v)
         }
         switch v {
         case .number(let t):
@@ -333,14 +720,38 @@ extension SchemaValidator {
         }
         if !node.n.anyOf.isEmpty { checkAlternatives(node.n.anyOf, keyword: "anyOf", exactlyOne: false, v, &run) }
         if !node.n.oneOf.isEmpty { checkAlternatives(node.n.oneOf, keyword: "oneOf", exactlyOne: true, v, &run) }
-        for k in node.n.allOf { check(k, v, &run) }
-        if let not = node.n.not {
-            var sub = ValidationRun(path: run.path)
-            check(not, v, &sub)
-            if sub.out.isEmpty {
-                run.add("a value not valid against \(Self.render(schemaAt(not), limit: 80)) (\"not\")", v)
-            }
+        for k in node.n.allOf { run.append(outcome(k, v, &run)) }
+        if let not = node.n.not, outcome(not, v, &run).total == 0, !run.isStopped {
+            run.add("a value not valid against \(Self.render(schemaAt(not), limit: 80)) (\"not\")", v)
         }
+    }
+
+    /// What node `n` finds in `v` (the value the run is at), each node worked out once per
+    /// value: an `anyOf` of `allOf`s over one shared `$ref` costs its size, not 2^depth.
+    private func outcome(_ n: Int, _ v: JSONValue, _ run: inout ValidationRun) -> ValidationRun.Outcome {
+        if let known = run.shared.memo[n] { return known }
+        var sub = run.branch()
+        check(n, v, &sub)
+        run.rejoin(&sub)
+        let o = ValidationRun.Outcome(entries: sub.out, total: sub.total)
+        if !run.isStopped { run.shared.memo[n] = o }
+        return o
+    }
+
+    /// Checks `item` (a member or item of the current value) against node `n`, at `step`.
+    private func descend(_ n: Int, _ item: JSONValue, at step: PathItem, _ run: inout ValidationRun) {
+        run.path.append(step)
+        if run.shared.memo.isEmpty {
+            // The common case (no shared sub-schemas so far): nothing to set aside.
+            check(n, item, &run)
+            if !run.shared.memo.isEmpty { run.shared.memo.removeAll() }  // the item's, not ours
+        } else {
+            let outer = run.shared.memo
+            run.shared.memo = [:]
+            check(n, item, &run)
+            run.shared.memo = outer
+        }
+        run.path.removeLast()
     }
 
     private func checkNumber(_ node: CompiledNode, _ t: String, _ v: JSONValue, _ run: inout ValidationRun) {
@@ -385,15 +796,34 @@ extension SchemaValidator {
         }
         if let p = node.n.pattern {
             let regex = patterns[p]
+            // Each match may spend what is left of the call's pattern budget (all of its own
+            // limit while the budget lasts), and always a little per byte of its subject, so a
+            // linear pattern is never cut short; it is charged the whole limit it was given.
+            let (perByte, overflow) = budget.patternStepsPerByte.multipliedReportingOverflow(by: bytes + 1)
+            let floor = overflow ? Int(regex.matchLimit) : min(Int(regex.matchLimit), perByte)
+            let limit = max(floor, min(Int(regex.matchLimit), run.shared.patternSteps))
+            run.shared.patternSteps = max(0, run.shared.patternSteps - limit)
             // Match data belongs to this call alone.
-            let matcher = regex.makeMatcher()
+            let matcher = regex.makeMatcher(matchLimit: UInt32(limit))
             do {
                 if case .noMatch = try matcher.match(Array(s.utf8)) {
                     run.add("a string matching /\(regex.pattern)/", v)
                 }
             } catch {
-                let why = error.isLimit ? "the match gave up at its limit" : "PCRE2: \(error.message)"
+                let why = !error.isLimit ? "PCRE2: \(error.message)"
+                    : limit < Int(regex.matchLimit)
+                    ? "the match gave up at its limit of \(limit) steps, the call's pattern budget being spent"
+                    : "the match gave up at its limit"
                 run.add("a string matching /\(regex.pattern)/ (\(why))", v)
+                if error.isLimit {
+                    run.shared.patternHitsLeft -= 1
+                    if run.shared.patternHitsLeft <= 0 && run.shared.stopped == nil {
+                        run.shared.stopped = .init(
+                            pointer: run.pointer,
+                            expected: "a call whose pattern checks fit the validation budget (\(budget.patternLimitHits) matches gave up at their match limit; the rest of the call was not checked)",
+                            found: Self.render(v, limit: Self.maxFoundBytes))
+                    }
+                }
             }
         }
     }
@@ -416,11 +846,10 @@ extension SchemaValidator {
         }
         guard !node.n.prefixItems.isEmpty || node.n.items != nil else { return }
         for (i, item) in items.enumerated() {
+            if run.isStopped { return }
             let schema = i < node.n.prefixItems.count ? node.n.prefixItems[i] : node.n.items
             guard let schema else { continue }
-            run.path.append(.index(i))
-            check(schema, item, &run)
-            run.path.removeLast()
+            descend(schema, item, at: .index(i), &run)
         }
     }
 
@@ -441,6 +870,7 @@ extension SchemaValidator {
         if !node.n.properties.isEmpty || !open {
             let order = node.n.propertyOrder
             for (i, (key, value)) in members.enumerated() {
+                if run.isStopped { return }
                 // Models mostly write keys in schema order: try the same position before hashing.
                 let position = i < order.count && order[i] == key ? i : node.n.properties[key]
                 if let position {
@@ -448,17 +878,12 @@ extension SchemaValidator {
                     if slot >= 0 {
                         if slot < 64 { seenBits |= 1 << UInt64(slot) } else { seen[slot] = true }
                     }
-                    run.path.append(.key(key))
-                    check(node.n.propertyNodes[position], value, &run)
-                    run.path.removeLast()
+                    descend(node.n.propertyNodes[position], value, at: .key(key), &run)
                 } else if let a = node.n.additional {
-                    run.path.append(.key(key))
-                    check(a, value, &run)
-                    run.path.removeLast()
+                    descend(a, value, at: .key(key), &run)
                 } else if node.n.additionalForbidden {
                     run.path.append(.key(key))
-                    let declared = order.isEmpty ? "none" : order.joined(separator: ", ")
-                    run.add("no such property (declared: \(declared))", value)
+                    run.add("no such property (declared: \(node.n.declaredText))", value)
                     run.path.removeLast()
                 }
             }
@@ -481,16 +906,16 @@ extension SchemaValidator {
     private func checkAlternatives(
         _ branches: [Int], keyword: String, exactlyOne: Bool, _ v: JSONValue, _ run: inout ValidationRun
     ) {
-        var failures: [[ValidationRun.Entry]] = []
+        var failures: [ValidationRun.Outcome] = []
         var valid: [Int] = []
         for (i, b) in branches.enumerated() {
-            var sub = ValidationRun(path: run.path)
-            check(b, v, &sub)
-            if sub.out.isEmpty {
+            let o = outcome(b, v, &run)
+            if run.isStopped { return }
+            if o.total == 0 {
                 valid.append(i)
                 if !exactlyOne { return }
             } else {
-                failures.append(sub.out)
+                failures.append(o)
             }
         }
         if valid.count == 1 { return }
@@ -501,10 +926,10 @@ extension SchemaValidator {
         }
         // Every branch failed. Bare type mismatches merge into one list of types.
         let here = run.pointer
-        if failures.allSatisfy({ $0.count == 1 && $0[0].isType && $0[0].violation.pointer == here }) {
+        if failures.allSatisfy({ $0.total == 1 && $0.entries.count == 1 && $0.entries[0].isType && $0.entries[0].violation.pointer == here }) {
             var names: [String] = []
             for f in failures {
-                var e = f[0].violation.expected
+                var e = f.entries[0].violation.expected
                 if e.hasPrefix("one of ") { e.removeFirst(7) }
                 for n in e.split(separator: ",").map({ $0.trimmingSpaces }) where !names.contains(n) { names.append(n) }
             }
@@ -512,12 +937,20 @@ extension SchemaValidator {
             return
         }
         // Each branch's own faults; those about this very value leave out pointer and value.
-        let reasons = failures.enumerated().map { i, f in
-            "\(keyword)[\(i)]: "
-                + f.map { $0.violation.pointer == here ? "expected \($0.violation.expected)" : $0.violation.description }
-                .joined(separator: "; ")
+        // The text is built only up to what a violation shows.
+        var text = "a value valid against one of the \(keyword) alternatives ("
+        for (i, f) in failures.enumerated() {
+            if text.utf8.count > Self.maxExpectedBytes { break }
+            if i > 0 { text += " | " }
+            text += "\(keyword)[\(i)]: "
+            for (j, e) in f.entries.enumerated() {
+                if text.utf8.count > Self.maxExpectedBytes { break }
+                if j > 0 { text += "; " }
+                text += e.violation.pointer == here ? "expected \(e.violation.expected)" : e.violation.description
+            }
+            if f.total > f.entries.count { text += "; and \(f.total - f.entries.count) more" }
         }
-        run.add("a value valid against one of the \(keyword) alternatives (\(reasons.joined(separator: " | ")))", v)
+        run.add(text + ")", v)
     }
 
     /// The schema JSON a node was compiled from (for `not` messages).
@@ -584,6 +1017,29 @@ extension SchemaValidator {
         default:
             v.write(to: &out)
         }
+    }
+
+    /// `values` as a JSON list (`["a", "b"]`), quoting values only while the text stays within
+    /// `limit` bytes; the rest are counted (`["a", "b", … 248 more]`).
+    static func renderList(_ values: [JSONValue], limit: Int) -> String {
+        var out = "["
+        for (i, v) in values.enumerated() {
+            let piece = render(v, limit: limit)
+            if i > 0 && out.utf8.count + piece.utf8.count > limit {
+                return out + ", … \(values.count - i) more]"
+            }
+            out += (i > 0 ? ", " : "") + piece
+        }
+        return out + "]"
+    }
+
+    /// `text` cut at `limit` bytes (on a character boundary) with `…`.
+    static func cut(_ text: String, limit: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        let head = Array(text.utf8.prefix(limit + 1))
+        var end = limit
+        while end > 0 && head[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: head[0..<end], as: UTF8.self) + "…"
     }
 
     /// A key equal for values JSON Schema calls equal: numbers by value, objects by members

@@ -425,7 +425,7 @@ struct GemmaValueReader: Sendable {
 
     /// Whether a top-level string under `key` may stream: no schema type, or only `string`.
     private func streams(_ key: String) -> Bool {
-        let types = SchemaTyping.types(of: tool?.schema(forArgument: key))
+        let types = SchemaTyping.types(of: tool?.typingSchema(forArgument: key))
         return types.isEmpty || types == ["string"]
     }
 
@@ -548,7 +548,7 @@ struct GemmaValueReader: Sendable {
 
     /// Types a top-level value by its key's schema (docs/formats.md, Typing).
     private func narrow(_ v: JSONValue, kind: Kind, key: String) -> Swift.Result<JSONValue, MismatchLineError> {
-        let schema = tool?.schema(forArgument: key)
+        let schema = tool?.typingSchema(forArgument: key)
         let types = SchemaTyping.types(of: schema)
         guard !types.isEmpty else { return .success(v) }
         let found: String

@@ -714,7 +714,7 @@ struct PythonCallReader: Sendable {
 
     private func schema(for key: String) -> JSONValue? {
         guard let name else { return nil }
-        return tools?[name]?.schema(forArgument: key)
+        return tools?[name]?.typingSchema(forArgument: key)
     }
 
     /// A keyword argument's value narrowed by its schema (docs/formats.md, Typing).

@@ -1,4 +1,4 @@
-// ToolCallKit — typing text-valued arguments by the tool's JSON schema (docs/formats.md, Typing).
+// ToolCallKit — typing text-valued arguments by the tool's compiled JSON schema (docs/formats.md, Typing).
 
 /// Turns an argument written as text into a typed JSON value.
 ///
@@ -13,6 +13,10 @@
 ///   `null` or `None` takes a `null` member first. A value that fits no member is an error.
 /// - Without a schema (or one that names no type): a value that is exactly a JSON number,
 ///   `true`, `false`, `null`, object or array becomes that value; anything else stays a string.
+///
+/// The schema it is given is the one the validator checks: ``ToolDefinition`` hands it
+/// `{"type": [...]}` worked out from the compiled schema (`$ref`s followed, `allOf` members
+/// intersected), so a value is never typed by one reading of the schema and judged by another.
 ///
 /// It does not validate constraints such as `minimum` or `pattern`; ``SchemaValidator`` does.
 enum SchemaTyping {

@@ -60,7 +60,7 @@ struct TextArgumentEmitter: Sendable {
     /// A value for `key` begins; `schema` is the argument's schema when the tool declares it.
     mutating func beginValue(key: String, tool: ToolDefinition?, actions: inout [GrammarAction]) {
         self.key = key
-        let schema = tool?.schema(forArgument: key)
+        let schema = tool?.typingSchema(forArgument: key)
         self.schema = schema
         let types = SchemaTyping.types(of: schema)
         typed = !types.isEmpty
@@ -133,6 +133,15 @@ struct TextArgumentEmitter: Sendable {
     func missingRequired(_ tool: ToolDefinition?) -> [String] {
         guard case .array(let required)? = tool?.parameters["required"] else { return [] }
         return required.compactMap { $0.stringValue }.filter { !memberKeys.contains($0) && $0 != key }
+    }
+
+    /// For a call cut off before its closing tags: nil when it may be accepted, else the
+    /// `incomplete` detail naming the required parameters it lacks.
+    func cutOffDetail(_ tool: ToolDefinition?) -> String? {
+        let missing = missingRequired(tool)
+        guard !missing.isEmpty else { return nil }
+        let names = missing.map { JSONValue.string($0).jsonText }.joined(separator: ", ")
+        return "the stream ended before the call's closing tags, without its required \(names)"
     }
 
     /// String bytes that the decoder already sent as a delta.

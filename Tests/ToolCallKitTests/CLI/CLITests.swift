@@ -163,7 +163,7 @@ struct CLITests {
         CLICase(name: "model is a file", args: ["decode", "--model", toolsPath], status: 1, stderrContains: "tools.json"),
         CLICase(name: "tools file is a folder", args: ["decode", "--format", "json", "--tools", FixturePaths.root.path], status: 1, stderrContains: "--tools"),
         CLICase(name: "tokenizer is a folder", args: ["decode", "--format", "json", "--input", "tokens", "--tokenizer", FixturePaths.root.path],
-                stdin: "1 2", status: 1, stderrContains: "--tokenizer"),
+                stdin: "", status: 1, stderrContains: "--tokenizer"),
     ]
 
     /// `Limit.largest`, the largest `--max-call-bytes`.
@@ -225,7 +225,7 @@ struct CLITests {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("toolcall-tools-\(UUID().uuidString).json")
         try Data(content.utf8).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
-        let r = try CLI.run(["decode", "--format", "json", "--tools", url.path, "--validate"], stdin: "hi")
+        let r = try CLI.run(["decode", "--format", "json", "--tools", url.path, "--validate"])
         #expect(r.status == 1)
         #expect(r.stderr == "toolcall: --tools \(url.path): \(message)\n")
         #expect(r.stdout.isEmpty)

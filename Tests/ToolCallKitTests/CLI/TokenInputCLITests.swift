@@ -95,7 +95,7 @@ struct TokenInputCLITests {
         (folder.appendingPathComponent("SOURCE.md").path, "SOURCE.md: not valid JSON"),
     ])
     func badTokenizer(path: String, fragment: String) throws {
-        let r = try CLI.run(Self.args(path), stdin: "1 2")
+        let r = try CLI.run(Self.args(path))
         #expect(r.status == 1)
         #expect(r.stderr.contains(fragment), "stderr: \(r.stderr)")
         #expect(r.stderr.contains(path))
