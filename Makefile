@@ -102,7 +102,7 @@ test-python: $(VPY)
 # they are already there.
 ADAPTER_DEPS := openai pydantic regex numpy cbor2 psutil pyzmq urllib3 transformers aiohttp \
   requests openai-harmony fastapi pillow pybase64 cachetools prometheus_client msgspec \
-  cloudpickle uvloop py-cpuinfo partial-json-parser orjson ipython
+  cloudpickle uvloop py-cpuinfo partial-json-parser orjson ipython apache-tvm-ffi
 adapters-deps: $(VPY)
 	$(VPY) -m pip install -q --no-deps vllm sglang xgrammar
 	$(VPY) -m pip install -q $(ADAPTER_DEPS) pytest
