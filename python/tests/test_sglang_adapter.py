@@ -90,7 +90,7 @@ def test_non_stream_parse_and_has_tool_call():
     normal, calls = parser.parse_non_stream(HERMES_OUTPUT)
     assert normal == "Let me check both. \n"
     assert [(c.name, json.loads(c.parameters)) for c in calls] == HERMES_CALLS
-    assert [c.tool_index for c in calls] == [0, 1]  # positions in the request's tools
+    assert [c.tool_index for c in calls] == [0, 1]  # positions in the response
 
 
 def test_undeclared_calls_are_dropped_not_text():

@@ -75,11 +75,11 @@ class ToolCallKitDetector(BaseFormatDetector):
 
     def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
         message = self._parse_whole(text, tools)
-        indices = self._get_tool_indices(tools) if tools else {}
+        # tool_index is the call's position in this response, as in streaming (SGLang builds
+        # Kimi-style ids from it).
         calls = [
-            ToolCallItem(tool_index=indices.get(c["function"]["name"], -1), name=c["function"]["name"],
-                         parameters=c["function"]["arguments"])
-            for c in message["tool_calls"]
+            ToolCallItem(tool_index=i, name=c["function"]["name"], parameters=c["function"]["arguments"])
+            for i, c in enumerate(message["tool_calls"])
         ]
         return StreamingParseResult(normal_text=message["content"] or "", calls=calls)
 
