@@ -25,9 +25,10 @@ final class CDecoder {
 /// from one thread at a time.
 @safe struct DecoderSession: ~Copyable {
     /// The decoder: one of the two is set, by whether the configuration names a tokenizer
-    /// (`takesTokens`); changed in place through `?.`, so no call copies a decoder.
+    /// (`takesTokens`); changed in place through `?.`, so no call copies a decoder. The token
+    /// decoder is boxed, so that a byte decoder does not carry its (unused) space inline.
     private var bytesDecoder: ToolCallDecoder?
-    private var tokensDecoder: TokenStreamDecoder?
+    private var tokensBox: TokenDecoderBox?
     private let takesTokens: Bool
     private var writer: EventLineWriter
     private let countsLines: Bool
@@ -91,7 +92,7 @@ final class CDecoder {
             } catch {
                 throw .init(message: error.message)
             }
-            tokensDecoder = TokenStreamDecoder(tokenizer: tokenizer, decoder: decoder, skipSpecial: config.skipSpecial)
+            tokensBox = TokenDecoderBox(TokenStreamDecoder(tokenizer: tokenizer, decoder: decoder, skipSpecial: config.skipSpecial))
             takesTokens = true
         } else {
             bytesDecoder = decoder
@@ -142,12 +143,12 @@ final class CDecoder {
         idsIn.removeAll(keepingCapacity: true)
         for unsafe id in unsafe ids { idsIn.append(Int(id)) }
         do {
-            events = try tokensDecoder?.feed(idsIn[...]) ?? []
+            events = try tokensBox?.decoder.feed(idsIn[...]) ?? []
         } catch {
             // Nothing was consumed: feed the ids before the bad one, then report it.
-            events = (try? tokensDecoder?.feed(idsIn[..<error.offset])) ?? []
+            events = (try? tokensBox?.decoder.feed(idsIn[..<error.offset])) ?? []
             _ = queue()
-            let source = tokensDecoder?.tokenizer.source ?? ""
+            let source = tokensBox?.decoder.tokenizer.source ?? ""
             return fail(TCK.token,
                 "token \(error.offset) of this call (\(error.id)) is outside the vocabulary of "
                     + "\(source) (ids 0..<\(error.vocabularySize))")
@@ -162,7 +163,7 @@ final class CDecoder {
         finished = true
         events.removeAll(keepingCapacity: true)
         if takesTokens {
-            events = tokensDecoder?.finish() ?? []
+            events = tokensBox?.decoder.finish() ?? []
         } else {
             bytesDecoder?.finish(into: &events)
         }
@@ -234,6 +235,15 @@ final class CDecoder {
         unsafe free(lastError)
         unsafe lastError = strdup(message)
         return code
+    }
+}
+
+/// A token decoder on the heap (see ``DecoderSession``).
+final class TokenDecoderBox {
+    var decoder: TokenStreamDecoder
+
+    init(_ decoder: TokenStreamDecoder) {
+        self.decoder = decoder
     }
 }
 
