@@ -21,6 +21,9 @@ for f in $formats; do
       { octal $i; octal $flags; octal $((half / 256 % 256)); octal $((half % 256)); cat "$txt"; } \
         > "$out/$f-$name-$flags"
     done
+    # The rendering mode (a first byte of 0xC0 or more; 200 + i is format i): the fixture's
+    # bytes become the calls' names, keys, values and text.
+    { octal $((200 + i)); cat "$txt"; } > "$out/$f-$name-render"
   done
   i=$((i + 1))
 done

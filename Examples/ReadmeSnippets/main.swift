@@ -66,3 +66,6 @@ print("late chunk:", feedLate(&capped, Array("more".utf8)).count, "events")
 print("-- turnJSON")
 var decoder = ToolCallDecoder(format: .json, options: .init(idSeed: 1))
 print(try turnJSON(decoder.feed(Array(#"Hi<tool_call>{"name": "f", "arguments": {"a": [1, 2]}}</tool_call><tool_call>{"name"#.utf8)) + decoder.finish()))
+
+print("-- renderedForPrompt")
+print(String(decoding: try renderedForPrompt(), as: UTF8.self))

@@ -15,6 +15,9 @@ import ToolCallKit
 ///   inside reasoning. Bits 5–7: the size of the third run's chunks (1…8 bytes).
 /// - bytes 2–3: the split point of the second run (big endian, modulo the payload's length + 1).
 ///
+/// A first byte of 0xC0 or more selects the rendering mode instead (``renderRoundTrip(format:payload:)``,
+/// format `b % 10`, the rest of the input builds the calls).
+///
 /// Shorter inputs are padded with zeros. Every input is decoded three times — whole, split in
 /// two, and in small chunks — and each run must keep the contracts of docs/events.md; the runs must be
 /// equivalent.
@@ -187,6 +190,12 @@ func cutsCleanly(_ input: [UInt8], at end: Int) -> Bool {
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    if size > 0, unsafe data[0] >= 0xC0 {
+        let formats = ToolCallFormat.allCases
+        let payload = unsafe Array(UnsafeBufferPointer(start: data, count: size).dropFirst())
+        renderRoundTrip(format: formats[Int(unsafe data[0]) % formats.count], payload: payload)
+        return 0
+    }
     let c = unsafe FuzzCase(UnsafeBufferPointer(start: data, count: size))
     let whole = run(c, cuts: [])
     if let prefix = unsafe getenv("TOOLCALL_FUZZ_FIXTURE") {
@@ -257,4 +266,162 @@ private func writeFile(_ path: String, _ bytes: [UInt8]) {
     guard let f = unsafe fopen(path, "wb") else { fail("cannot write \(path)") }
     _ = unsafe bytes.withUnsafeBytes { unsafe fwrite($0.baseAddress, 1, $0.count, f) }
     unsafe fclose(f)
+}
+
+// MARK: - Rendering mode
+//
+// Calls built from the fuzz input are rendered in a format, and decoding the rendered bytes
+// must give them back (whole, split in two, in small chunks). It lives in this file because a
+// second file would make SwiftPM build the target as a library without `main` (the plain
+// `swift build` link fails).
+
+/// Builds calls from the fuzz payload, one choice per byte (zeros once the bytes run out), so
+/// libFuzzer's mutations reach names, keys, values and text: strings are slices of the input
+/// (invalid UTF-8 repaired), where the dictionary's markers land.
+struct CallSource {
+    var bytes: [UInt8]
+    var pos = 0
+
+    static let names = ["get_weather", "write_file", "f", "search.web", "天気"]
+    static let keys = ["city", "days", "content", "path", "a", "b_c", "ключ"]
+    static let numbers = ["0", "-1", "2.5", "1e+30", "12345678901234567890"]
+
+    mutating func next() -> UInt8 {
+        guard pos < bytes.count else { return 0 }
+        defer { pos += 1 }
+        return bytes[pos]
+    }
+
+    mutating func text(max: Int) -> String {
+        let n = Int(next()) % (max + 1)
+        let end = min(bytes.count, pos + n)
+        defer { pos = end }
+        return String(decoding: bytes[pos..<end], as: UTF8.self)
+    }
+
+    mutating func word(_ pool: [String]) -> String {
+        let b = next()
+        return b & 0xE0 == 0xE0 ? text(max: 8) : pool[Int(b) % pool.count]
+    }
+
+    mutating func value(depth: Int) -> JSONValue {
+        switch next() % 8 {
+        case 0, 1, 2: return .string(text(max: 48))
+        case 3: return .number(Self.numbers[Int(next()) % Self.numbers.count])
+        case 4: return next() & 1 == 0 ? .bool(next() & 1 == 0) : .null
+        case 5 where depth < 4: return .array((0..<Int(next() % 4)).map { _ in value(depth: depth + 1) })
+        case 6 where depth < 4: return object(depth: depth + 1)
+        default: return .string(text(max: 8))
+        }
+    }
+
+    mutating func object(depth: Int) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = []
+        for _ in 0..<Int(next() % 5) {
+            let key = word(Self.keys)
+            if members.contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) { continue }
+            members.append((key: key, value: value(depth: depth)))
+        }
+        return .object(members)
+    }
+
+    /// One to three calls. Ids: none, `functions.NAME:1xx` (Kimi carries it) or 9 letters and
+    /// digits (Mistral carries it), unique within the list.
+    mutating func calls() -> [RenderedCall] {
+        (0..<(1 + Int(next() % 3))).map { i in
+            let name = word(Self.names)
+            let id: String?
+            switch next() % 3 {
+            case 0: id = nil
+            case 1: id = "functions.\(name):\(100 + i)"
+            default: id = "fuzzId\(i)00"
+            }
+            return RenderedCall(name: name, arguments: object(depth: 0), id: id)
+        }
+    }
+}
+
+/// Renders calls made from `payload` in `format`; when that succeeds, decodes the bytes three
+/// ways (each run checked by ``run(_:cuts:)``) and checks that the calls, their ids where the
+/// format carries them, and the text come back. A ``RenderError`` is a valid outcome (a call the
+/// format cannot express) but must name a call of the list, or the text.
+func renderRoundTrip(format: ToolCallFormat, payload: [UInt8]) {
+    var source = CallSource(bytes: payload)
+    let calls = source.calls()
+    let text: String? = source.next() & 1 == 1 ? source.text(max: 24) : nil
+    let rendered: [UInt8]
+    do {
+        rendered = try format.render(calls, text: text)
+    } catch {
+        if let i = error.index { check(i < calls.count && error.name == calls[i].name, "a RenderError naming no call: \(error)") }
+        check(!error.reason.isEmpty, "a RenderError without a reason")
+        return
+    }
+    var c = unsafe FuzzCase(UnsafeBufferPointer(start: nil, count: 0))
+    c.format = format
+    c.tools = ToolSet.typing(calls)
+    c.payload = rendered
+    c.split = rendered.count / 2
+    c.chunk = 3
+    let whole = run(c, cuts: [])
+    let split = run(c, cuts: [c.split])
+    if split != whole { fail(difference("rendered, split at \(c.split)", split, whole)) }
+    let chunked = run(c, cuts: Array(stride(from: 3, to: rendered.count, by: 3)))
+    if chunked != whole { fail(difference("rendered, 3-byte chunks", chunked, whole)) }
+
+    let shown = String(decoding: rendered, as: UTF8.self).debugDescription
+    // Where two calls of one name give a key different types, the typed tools keep one of them,
+    // and the other call's value is typed by it: only the decoder's contracts hold then.
+    var types: [String: String] = [:]
+    for call in calls {
+        for (key, value) in call.arguments.objectValue ?? [] {
+            let t = "\(value.kind)"
+            let k = call.name + "\u{0}" + key
+            if let seen = types[k], seen != t { return }
+            types[k] = t
+        }
+    }
+    // With tools declared, json and llama3 read a bare call object in the text as a call (a
+    // rule that depends on the tools, which rendering does not check).
+    if (format == .json || format == .llama3), text?.utf8.contains(UInt8(ascii: "{")) ?? false { return }
+    var back: [(id: String, name: String, arguments: JSONValue)] = []
+    var texts: [UInt8] = []
+    for e in whole {
+        switch e {
+        case .call(_, let id, let name, _, let arguments): back.append((id, name, arguments))
+        case .text(let t): texts += t
+        case .rejected: fail("rendered calls were rejected: \(e) in \(shown)")
+        default: break
+        }
+    }
+    check(back.count == calls.count, "\(back.count) calls back of \(calls.count) from \(shown)")
+    for (i, (call, got)) in zip(calls, back).enumerated() {
+        check(got.name.utf8.elementsEqual(call.name.utf8), "call \(i): name \(got.name.debugDescription) from \(shown)")
+        check(got.arguments == call.arguments, "call \(i): arguments \(got.arguments.jsonText) != \(call.arguments.jsonText) from \(shown)")
+        switch format {
+        case .kimiK2:
+            // A `functions.` id is carried; any other is replaced by one made from the position.
+            let expected = call.id.flatMap { $0.hasPrefix("functions.") ? $0 : nil } ?? "functions.\(call.name):\(i)"
+            check(got.id == expected, "call \(i): id \(got.id), expected \(expected), from \(shown)")
+        case .mistral: if let id = call.id, id.utf8.count == 9 { check(got.id == id, "call \(i): id \(got.id) from \(shown)") }
+        default: break
+        }
+    }
+    let given = Array((text ?? "").utf8)
+    check(texts.starts(with: given) && texts.dropFirst(given.count).allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 },
+          "the text did not come back from \(shown)")
+}
+
+extension JSONValue {
+    /// The value's kind, for telling argument types apart.
+    fileprivate var kind: Int {
+        switch self {
+        case .null: return 0
+        case .bool: return 1
+        case .number: return 2
+        case .string: return 3
+        case .array: return 4
+        case .object: return 5
+        }
+    }
 }

@@ -45,6 +45,7 @@ enum Help {
         OVERVIEW: Turn a language model's raw output into typed tool calls while it streams.
 
         USAGE: toolcall decode (--format NAME | --model DIR) [options] < model-output
+               toolcall render --format NAME [--text TEXT] < calls
                toolcall infer DIR
                toolcall formats
                toolcall --version | --help
@@ -75,6 +76,26 @@ enum Help {
         \(decodeOptions)
 
         \(exitStatus)
+        """
+
+    /// `toolcall render --help`.
+    static let render = """
+        OVERVIEW: Write calls as a format's model writes them (decode gives the same calls back).
+
+        USAGE: toolcall render --format NAME [--text TEXT] < calls
+
+        ARGUMENTS:
+        \(formats)
+
+        OPTIONS (render):
+          --format NAME           The format to write the calls in.
+          --text TEXT             Content the model wrote before the calls.
+
+        Standard input: an OpenAI tool_calls array (or an assistant message holding one), or
+        the tool_call event lines that decode writes.
+
+        EXIT STATUS:
+          0 success, 1 a call the format cannot express or unreadable input, 2 bad usage.
         """
 
     /// `toolcall infer --help`.

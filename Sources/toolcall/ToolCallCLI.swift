@@ -23,7 +23,7 @@ struct ToolCallCLI {
 
     static func run(_ args: ArraySlice<String>) throws(ExitError) {
         guard let command = args.first else {
-            throw .usage("missing command: decode, infer or formats (see toolcall --help)")
+            throw .usage("missing command: decode, render, infer or formats (see toolcall --help)")
         }
         let rest = args.dropFirst()
         switch command {
@@ -34,14 +34,17 @@ struct ToolCallCLI {
             switch rest.first {
             case nil: StandardStreams.writeOut(Help.main + "\n")
             case "decode": StandardStreams.writeOut(Help.decode + "\n")
+            case "render": StandardStreams.writeOut(Help.render + "\n")
             case "infer": StandardStreams.writeOut(Help.infer + "\n")
             case "formats": StandardStreams.writeOut(Help.formatsCommand + "\n")
-            case let other?: throw .usage("no help for '\(other)': the commands are decode, infer and formats")
+            case let other?: throw .usage("no help for '\(other)': the commands are decode, render, infer and formats")
             }
         case "--version":
             StandardStreams.writeOut("toolcall \(Help.version)\n")
         case "decode" where ArgumentReader.wantsHelp(rest):
             StandardStreams.writeOut(Help.decode + "\n")
+        case "render" where ArgumentReader.wantsHelp(rest):
+            StandardStreams.writeOut(Help.render + "\n")
         case "infer" where ArgumentReader.wantsHelp(rest):
             StandardStreams.writeOut(Help.infer + "\n")
         case "formats" where ArgumentReader.wantsHelp(rest):
@@ -57,6 +60,8 @@ struct ToolCallCLI {
             var reader = ArgumentReader(args.dropFirst())
             let options = try reader.decodeOptions()
             try DecodeCommand(options: options).run()
+        case "render":
+            try RenderCommand(args.dropFirst()).run()
         case "infer":
             guard args.count == 2, let dir = args.dropFirst().first, !dir.hasPrefix("--") else {
                 throw .usage("infer takes one model folder: toolcall infer DIR")

@@ -1,0 +1,129 @@
+// toolcall — `render`: calls on standard input, written as a format's model writes them.
+
+import ToolCallKit
+
+/// `toolcall render --format NAME [--text TEXT]`.
+///
+/// Standard input holds the calls: an OpenAI `tool_calls` array
+/// (`[{"id", "type": "function", "function": {"name", "arguments": "<JSON text>"}}]`; an
+/// assistant message holding one, or `arguments` as an object, are read too), or the JSON lines
+/// `toolcall decode` writes, of which the `tool_call` events count and the other events are
+/// skipped. The rendered bytes go to standard output as they are (no newline is added).
+struct RenderCommand {
+    var format: ToolCallFormat
+    var text: String?
+
+    /// Reads the flags; every problem is a usage error (exit 2).
+    init(_ args: ArraySlice<String>) throws(ExitError) {
+        var args = args
+        var formatName: String?
+        var text: String?
+        while let arg = args.popFirst() {
+            var flag = arg
+            var inline: String?
+            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
+                flag = String(arg[..<eq])
+                inline = String(arg[arg.index(after: eq)...])
+            }
+            func value() throws(ExitError) -> String {
+                if let inline { return inline }
+                guard let v = args.popFirst() else { throw .usage("\(flag) needs a value") }
+                return v
+            }
+            switch flag {
+            case "--format": formatName = try value()
+            case "--text": text = try value()
+            default: throw .usage("render: unknown option '\(arg)' (see toolcall --help)")
+            }
+        }
+        guard let formatName else { throw .usage("render needs --format NAME") }
+        guard let format = ToolCallFormat(name: formatName) else {
+            throw .usage("unknown format '\(formatName)' (see toolcall formats)")
+        }
+        self.format = format
+        self.text = text
+    }
+
+    func run() throws(ExitError) {
+        var input: [UInt8] = []
+        var reader = StandardInput()
+        while let chunk = reader.read() { input += chunk }
+        let calls = try Self.calls(from: input)
+        let bytes: [UInt8]
+        do {
+            bytes = try format.render(calls, text: text)
+        } catch {
+            throw .file("render: \(error)")
+        }
+        // A reader that closed the pipe early ends the command quietly (EPIPE).
+        StandardStreams.writeOut(bytes)
+    }
+
+    /// The calls in the input; an unreadable input is an error with exit status 1.
+    static func calls(from input: [UInt8]) throws(ExitError) -> [RenderedCall] {
+        if let whole = try? JSONValue.parse(input) {
+            switch whole {
+            case .array(let entries):
+                return try entries.enumerated().map { (i, e) throws(ExitError) in try call(e, at: "tool call \(i)") }
+            case .object:
+                if case .array(let entries)? = whole["tool_calls"] {
+                    return try entries.enumerated().map { (i, e) throws(ExitError) in try call(e, at: "tool call \(i)") }
+                }
+                return try eventLine(whole, at: "the input").map { [$0] } ?? []
+            default:
+                throw .file("render: expected a tool_calls array or tool_call event lines on standard input")
+            }
+        }
+        // JSON lines, as `toolcall decode` writes them.
+        var calls: [RenderedCall] = []
+        for (n, line) in input.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            guard line.contains(where: { !isSpace($0) }) else { continue }
+            guard let value = try? JSONValue.parse(line), value.isObject else {
+                throw .file("render: line \(n + 1) of standard input is not a JSON object")
+            }
+            if let c = try eventLine(value, at: "line \(n + 1)") { calls.append(c) }
+        }
+        return calls
+    }
+
+    /// A `tool_call` event, an OpenAI call entry, or nil for another event.
+    private static func eventLine(_ value: JSONValue, at place: String) throws(ExitError) -> RenderedCall? {
+        if value["function"] != nil { return try call(value, at: place) }
+        guard case .string(let type)? = value["type"] else {
+            throw .file("render: \(place) is neither a tool call nor an event")
+        }
+        guard type == "tool_call" else { return nil }
+        guard case .string(let name)? = value["name"], let arguments = value["arguments"], arguments.isObject else {
+            throw .file("render: \(place): a tool_call event needs a name and an arguments object")
+        }
+        return RenderedCall(name: name, arguments: arguments, id: value["id"]?.stringValue)
+    }
+
+    private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+
+    /// One OpenAI `tool_calls` entry (or an event line inside an array).
+    private static func call(_ entry: JSONValue, at place: String) throws(ExitError) -> RenderedCall {
+        guard entry.isObject else { throw .file("render: \(place) is not a JSON object") }
+        guard let function = entry["function"] else {
+            if let c = try eventLine(entry, at: place) { return c }
+            throw .file("render: \(place) has no function")
+        }
+        guard case .string(let name)? = function["name"] else { throw .file("render: \(place) has no function name") }
+        var arguments: JSONValue = .object([])
+        switch function["arguments"] {
+        case .string(let text)?:
+            if !text.utf8.contains(where: { !isSpace($0) }) { break }
+            guard let parsed = try? JSONValue.parse(text), parsed.isObject else {
+                throw .file("render: \(place): arguments is not the JSON text of an object")
+            }
+            arguments = parsed
+        case let value? where value.isObject:
+            arguments = value
+        case nil, .null?:
+            break
+        default:
+            throw .file("render: \(place): arguments is neither a JSON string nor an object")
+        }
+        return RenderedCall(name: name, arguments: arguments, id: entry["id"]?.stringValue)
+    }
+}

@@ -1,0 +1,238 @@
+import Testing
+@testable import ToolCallKit
+
+/// A row of the round-trip table: calls (and text) that every format must give back, except
+/// where the row says the format cannot express them.
+struct RoundTripCase: Sendable {
+    var name: String
+    var calls: [RenderedCall]
+    var text: String? = nil
+    /// Formats that must refuse the row with a ``RenderError`` whose reason holds the fragment.
+    var cannot: [ToolCallFormat: String] = [:]
+    /// Formats that may refuse it (a value quoting the format's own tags, which its decoder
+    /// reads as data or structure by what follows); if they render it, it must come back.
+    var mayRefuse: Set<ToolCallFormat> = []
+    /// Long inputs are decoded whole and byte by byte only (every split would be quadratic).
+    var everySplit = true
+    var sourceLocation: SourceLocation
+}
+
+private func call(_ name: String, _ arguments: [(String, JSONValue)], id: String? = nil) -> RenderedCall {
+    RenderedCall(name: name, arguments: .object(arguments.map { (key: $0.0, value: $0.1) }), id: id)
+}
+
+private func row(
+    _ name: String, _ calls: [RenderedCall], text: String? = nil, cannot: [ToolCallFormat: String] = [:],
+    mayRefuse: Set<ToolCallFormat> = [], everySplit: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
+) -> RoundTripCase {
+    RoundTripCase(name: name, calls: calls, text: text, cannot: cannot, mayRefuse: mayRefuse, everySplit: everySplit,
+                  sourceLocation: sourceLocation)
+}
+
+private func everyFormat(_ fragment: String) -> [ToolCallFormat: String] {
+    Dictionary(uniqueKeysWithValues: ToolCallFormat.allCases.map { ($0, fragment) })
+}
+
+private func s(_ v: String) -> JSONValue { .string(v) }
+private func n(_ v: String) -> JSONValue { .number(v) }
+
+/// Every format's markers, each quoted alone inside a string with text around it.
+let allMarkers = [
+    "<tool_call>", "</tool_call>", "<|python_tag|>", "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "<escape>",
+    "<|\"|>", "<|tool_call>", "<tool_call|>", "<start_function_call>", "<end_function_call>", "<|tool_call_start|>",
+    "<|tool_call_end|>", "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>",
+    "<|tool_calls_section_end|>", "</parameter>", "<parameter=x>", "<parameter=", "</function>", "<function=f>",
+    "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<minimax:tool_call>", "</minimax:tool_call>",
+    "<invoke name=\"f\">", "</invoke>", "<parameter name=\"x\">", "<think>", "</think>", "<|eom_id|>",
+]
+
+let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2]
+
+func deepArray(_ depth: Int) -> JSONValue {
+    var v = JSONValue.string("bottom")
+    for _ in 0..<depth { v = .array([v]) }
+    return v
+}
+
+func deepObject(_ depth: Int) -> JSONValue {
+    var v = JSONValue.number("1")
+    for i in 0..<depth { v = .object([(key: "k\(i)", value: v)]) }
+    return v
+}
+
+let roundTripTable: [RoundTripCase] = {
+    var rows: [RoundTripCase] = [
+        row("two calls with an id", [
+            call("get_weather", [("city", s("Paris")), ("days", n("3"))], id: "a1B2c3D4e"),
+            call("write_file", [("path", s("a.txt")), ("content", s("line 1\nline \"2\""))]),
+        ]),
+        row("leading text", [call("get_weather", [("city", s("Tokyo"))])], text: "Let me check the weather."),
+        row("leading text over lines", [call("f", [("a", n("1"))]), call("g", [])], text: "First line.\n\nSecond: {not json} [x]"),
+        row("text alone", [], text: "Nothing to call."),
+        row("empty arguments", [call("get_time", [])]),
+        row("several calls, names repeated", [
+            call("f", [("a", n("1"))]), call("g", [("b", s("two"))]), call("f", [("a", n("3"))]),
+        ]),
+        row("every JSON type", [call("types", [
+            ("null", .null), ("t", .bool(true)), ("f", .bool(false)), ("int", n("42")), ("neg", n("-0.5")),
+            ("exp", n("1e+30")), ("big", n("12345678901234567890")), ("zero", n("0")),
+            ("list", .array([n("1"), s("two"), .bool(false), .null, .array([]), .object([])])),
+            ("object", .object([(key: "x", value: n("1")), (key: "y", value: .array([s("a"), s("b")]))])),
+            ("emptyList", .array([])), ("emptyObject", .object([])), ("emptyString", s("")),
+        ])]),
+        row("strings that read as other types", [call("f", [
+            ("n", s("3")), ("t", s("true")), ("nul", s("null")), ("obj", s("{}")), ("arr", s("[1, 2]")),
+            ("py", s("None")), ("neg", s("-1.5e3")), ("spaced", s(" 7 ")),
+        ])]),
+        row("quotes of both styles", [call("f", [
+            ("a", s("it's \"quoted\" and 'single'")), ("b", s("\"")), ("c", s("'")), ("d", s("'''")), ("e", s("\"\"\"")),
+            ("f", s("a', b='x")), ("g", s("x\"), g(y=\"")),
+        ])]),
+        row("backslashes", [call("f", [
+            ("path", s("C:\\path\\to\\new")), ("esc", s("\\n is not a newline \\\" \\' \\\\")), ("end", s("trailing\\")),
+            ("u", s("\\u0041 \\x41")),
+        ])]),
+        row("newlines and tabs", [call("f", [
+            ("a", s("a\nb\tc\r\nd")), ("lead", s("\nx")), ("trail", s("x\n")), ("both", s("\n\nx\n\n")), ("nl", s("\n")),
+            ("nls", s("\n\n\n")), ("pad", s("  padded  ")), ("tab", s("\t")), ("cr", s("\r")),
+        ])]),
+        row("control bytes", [call("f", [("c", s("\u{0}\u{1}\u{8}\u{c}\u{1b}\u{1f}\u{7f}"))])]),
+        row("unicode", [call("f", [
+            ("cjk", s("東京の天気")), ("emoji", s("👍🏽 🧑‍💻 🇫🇷")), ("combining", s("e\u{301} vs \u{e9}")),
+            ("rtl", s("مرحبا")), ("keyless", s("\u{2028}\u{2029}\u{feff}")),
+        ])]),
+        row("unicode names and keys", [call("天気", [("都市", s("東京")), ("ключ", s("значение"))])],
+            cannot: [:]),
+        row("dotted and dashed names", [call("ns.tool-name_1", [("a_b", n("1")), ("c-d", s("x"))])]),
+        row("deep nesting", [call("f", [("arr", deepArray(100)), ("obj", deepObject(100))])]),
+        row("nesting at the renderer's cap", [call("f", [("arr", deepArray(498)), ("obj", deepObject(498))])], everySplit: false),
+        row("nesting past the cap", [call("f", [("arr", deepArray(600))])], cannot: everyFormat("nest deeper than 500")),
+        row("a number that is not JSON", [call("f", [("x", n("NaN"))])], cannot: everyFormat("is not a JSON number")),
+        row("a key given twice", [call("f", [("k", n("1")), ("k", n("2"))])], cannot: everyFormat("holds the key \"k\" twice")),
+        row("long string", [call("write_file", [("content", s(String(repeating: "0123456789abcdef\n", count: 6200)))])], everySplit: false),
+        row("long escape-heavy string", [call("write_file", [("content", s(String(repeating: "\"\\'\n\t<>{}", count: 10000)))])], everySplit: false),
+        row("values ending in closers", [call("f", [
+            ("a", s("}")), ("b", s("x})")), ("c", s("]")), ("d", s(")")), ("e", s(",")), ("g", s(":")), ("h", s("=")),
+        ])]),
+        row("partial markers", [call("f", [("a", s("<tool_")), ("b", s("<|\"")), ("c", s("<esc")), ("d", s("</param")), ("e", s("<arg_")), ("f", s("[TOOL_"))])]),
+        row("kimi ids passed through", [
+            call("search", [("q", s("a"))], id: "functions.search:7"), call("search", [("q", s("b"))], id: "search:8"),
+        ]),
+        row("mistral ids", [
+            call("f", [], id: "abcDEF123"), call("g", [], id: "call_not_nine"), call("h", [], id: "ZZZZZZZZZ"),
+        ]),
+        row("lfm2 wrapper key, typed", [call("get_weather", [("properties", .object([(key: "city", value: s("Oslo"))]))])]),
+        row("odd keys", [call("f", [("a b", s("1")), ("$ref", s("2")), ("x:y", s("3"))])],
+            cannot: [.lfm2: "not a Python name"]),
+        row("name with a space", [call("get weather", [("a", s("x"))])],
+            cannot: [.lfm2: "not one", .mistral: "white space", .kimiK2: "white space", .gemma: "white space", .gemma4: "white space"]),
+        row("key with surrounding space", [call("f", [(" k ", s("x"))])],
+            cannot: [.xmlFunction: "trims", .minimaxM2: "trims", .glm4: "trims", .lfm2: "not a Python name"]),
+        row("a close tag and the next parameter (xml_function)", [call("write_file", [("content", s("x\n</parameter>\n<parameter=mode>\nz"))])],
+            cannot: [.xmlFunction: "(</parameter>, <parameter=)"], mayRefuse: [.minimaxM2, .glm4]),
+        row("a close tag and the next parameter (minimax_m2)", [call("write_file", [("content", s("x</parameter>\n<parameter name=\"mode\">z"))])],
+            cannot: [.minimaxM2: "(</parameter>, <parameter name=)"], mayRefuse: [.xmlFunction, .glm4]),
+        row("a close tag and the next key (glm4)", [call("write_file", [("content", s("x</arg_value>\n<arg_key>mode</arg_key>"))])],
+            cannot: [.glm4: "(</arg_value>, <arg_key>, </arg_key>)"], mayRefuse: [.xmlFunction, .minimaxM2]),
+        row("a key tag inside a value (glm4)", [call("f", [("a", s("see <arg_key> here"))])], cannot: [.glm4: "(<arg_key>)"]),
+        row("a close tag then far white space", [call("f", [("a", s("x</parameter>" + String(repeating: " ", count: 300) + "y")),
+                                                          ("b", s("x</arg_value>" + String(repeating: " ", count: 300) + "y"))])],
+            mayRefuse: textValued),
+        row("a quoted call in a file", [call("write_file", [
+            ("content", s("<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>")),
+            ("other", s("<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n</invoke>\n</minimax:tool_call>")),
+        ])], mayRefuse: textValued),
+        row("a quoted opener left open", [call("write_file", [("content", s("<function=f>\n<parameter=a>\n1"))])], mayRefuse: textValued),
+        row("markers as keys' values in nested JSON", [call("f", [
+            ("obj", .object([(key: "x", value: s("</parameter>\n<parameter=y>\n</arg_value><arg_key>z</arg_key></invoke>"))])),
+        ])]),
+    ]
+    for (k, marker) in allMarkers.enumerated() {
+        rows.append(row("marker \(marker) in a value", [call("f", [("a", s("before \(marker) after")), ("b", s(marker)), ("c", n("\(k)"))])],
+                        mayRefuse: textValued))
+    }
+    rows.append(row("every marker in one value", [call("f", [("a", s(allMarkers.joined(separator: "\n")))])], mayRefuse: textValued))
+    return rows
+}()
+
+/// Counts per format, printed by the summary test for the report.
+@Suite("Rendering round trip")
+struct RoundTripTests {
+    @Test("decode(render(calls)) gives back the calls, at every chunking", arguments: ToolCallFormat.allCases)
+    func table(_ format: ToolCallFormat) {
+        var rendered = 0
+        var refused = 0
+        var decodes = 0
+        for row in roundTripTable {
+            let label = row.name
+            switch RoundTrip.check(format, row.calls, text: row.text, everySplit: row.everySplit, label: label, sourceLocation: row.sourceLocation) {
+            case .success(let outcome):
+                #expect(row.cannot[format] == nil, "[\(label)] \(format.rawValue) rendered what it cannot express", sourceLocation: row.sourceLocation)
+                rendered += 1
+                decodes += outcome.decodes
+            case .failure(let error):
+                refused += 1
+                print("round trip \(format.rawValue): refused [\(label)]: \(error)")
+                if let fragment = row.cannot[format] {
+                    #expect(error.reason.contains(fragment), "[\(label)] \(format.rawValue): \(error)", sourceLocation: row.sourceLocation)
+                } else if !row.mayRefuse.contains(format) {
+                    Issue.record("[\(label)] \(format.rawValue) refused: \(error)", sourceLocation: row.sourceLocation)
+                }
+                #expect(error.index != nil || row.text != nil, "[\(label)] the error names no call: \(error)", sourceLocation: row.sourceLocation)
+            }
+        }
+        print("round trip \(format.rawValue): \(roundTripTable.count) rows, \(rendered) rendered x chunkings = \(decodes) decodes, \(refused) refused")
+    }
+
+    @Test("text holding the format's marker is refused", arguments: ToolCallFormat.allCases)
+    func textWithMarker(_ format: ToolCallFormat) throws {
+        let grammar = GrammarFactory.make(format, context: GrammarContext(format: format, tools: nil, maxDepth: 1))
+        let marker = try #require(grammar.markers.first { if case .always = $0.condition { return true } else { return false } })
+        let text = "See " + String(decoding: marker.bytes, as: UTF8.self) + " here"
+        #expect(throws: RenderError.self) { try format.render([RenderedCall(name: "f", arguments: .object([]))], text: text) }
+    }
+
+    @Test("a llama3 text that begins like JSON is refused")
+    func llamaBareStart() {
+        #expect(throws: RenderError.self) { try ToolCallFormat.llama3.render([], text: " {\"a\": 1}") }
+        #expect(throws: RenderError.self) { try ToolCallFormat.llama3.render([], text: "[1]") }
+    }
+
+    @Test("arguments that are not an object, and empty names, are refused", arguments: ToolCallFormat.allCases)
+    func badCalls(_ format: ToolCallFormat) {
+        #expect(throws: RenderError(index: 0, name: "f", reason: "the arguments are not a JSON object")) {
+            try format.render([RenderedCall(name: "f", arguments: .array([]))])
+        }
+        #expect(throws: RenderError(index: 1, name: "", reason: "the call has no name")) {
+            try format.render([RenderedCall(name: "f", arguments: .object([])), RenderedCall(name: "", arguments: .object([]))])
+        }
+    }
+
+    @Test("duplicate ids are refused where the format carries them")
+    func duplicateIDs() {
+        let kimi = [RenderedCall(name: "f", arguments: .object([]), id: "functions.f:0"),
+                    RenderedCall(name: "f", arguments: .object([]), id: "functions.f:0")]
+        #expect(throws: RenderError.self) { try ToolCallFormat.kimiK2.render(kimi) }
+        let mistral = [RenderedCall(name: "f", arguments: .object([]), id: "abcdefghi"),
+                       RenderedCall(name: "g", arguments: .object([]), id: "abcdefghi")]
+        #expect(throws: RenderError.self) { try ToolCallFormat.mistral.render(mistral) }
+    }
+
+    @Test("the layouts of the chat templates", arguments: [
+        (ToolCallFormat.json, "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1, \"b\": [\"x\", true]}}\n</tool_call>"),
+        (.lfm2, "<|tool_call_start|>[f(a=1, b=['x', True])]<|tool_call_end|>"),
+        (.xmlFunction, "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=b>\n[\"x\", true]\n</parameter>\n</function>\n</tool_call>"),
+        (.glm4, "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>b</arg_key>\n<arg_value>[\"x\", true]</arg_value>\n</tool_call>"),
+        (.gemma, "<start_function_call>call:f{a:1,b:[<escape>x<escape>,true]}<end_function_call>"),
+        (.gemma4, "<|tool_call>call:f{a:1,b:[<|\"|>x<|\"|>,true]}<tool_call|>"),
+        (.kimiK2, "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": 1, \"b\": [\"x\", true]}<|tool_call_end|><|tool_calls_section_end|>"),
+        (.minimaxM2, "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n<parameter name=\"b\">[\"x\", true]</parameter>\n</invoke>\n</minimax:tool_call>"),
+        (.mistral, "[TOOL_CALLS]f[ARGS]{\"a\": 1, \"b\": [\"x\", true]}"),
+        (.llama3, "{\"name\": \"f\", \"parameters\": {\"a\": 1, \"b\": [\"x\", true]}}"),
+    ])
+    func layout(_ format: ToolCallFormat, _ expected: String) throws {
+        let c = RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1")), (key: "b", value: .array([.string("x"), .bool(true)]))]))
+        let out = try format.render([c])
+        #expect(String(decoding: out, as: UTF8.self) == expected)
+    }
+}
