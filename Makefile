@@ -8,7 +8,8 @@ BIN := .build/release/toolcall
 # conformance/run.py and tokens/tokens.py.
 SCORERS ?=
 
-.PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz fuzz-large fuzz-build clean
+.PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz fuzz-large fuzz-build clean \
+	lib python test-embed test-python test-adapters adapters-deps bench-embedding
 
 all: build
 
@@ -29,10 +30,99 @@ demo: release
 	@echo '$$ toolcall decode --format json --id-seed 42 < Fixtures/demo/stream.txt'
 	@$(BIN) decode --format json --id-seed 42 < Fixtures/demo/stream.txt
 
-# The whole test suite (Swift Testing), including the CLI tests on the built binary.
+# The whole test suite (Swift Testing), including the CLI tests on the built binary; then the
+# C library, the C example and the Python package (test-embed).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@$(MAKE) --no-print-directory test-embed
+
+# --- Embedding: the C library, the Python package, the vLLM and SGLang adapters ------------
+
+SWIFTC ?= swiftc
+CC := $(shell command -v cc || command -v clang)
+PYTHON ?= python3
+VENV := .build/venv
+VPY := $(VENV)/bin/python
+EMBED := .build/embed
+# The shared library: ToolCallKit's objects with the Swift runtime linked in statically, so
+# it loads on a machine without a Swift toolchain. SwiftPM's --static-swift-stdlib links only
+# executables statically, so the product's objects are linked here (FoundationEssentials
+# needs its two helper libraries named). Only the tck_ functions are exported.
+# $(1): the build folder (.build/release or .build/debug); $(2): the output file.
+define link_lib
+	@mkdir -p $(dir $(2))
+	@set -o pipefail; $(SWIFTC) -emit-library -static-stdlib -o $(2) \
+	  @$(1)/toolcallkit.product/Objects.LinkFileList -lpcre2-8 -l_FoundationCollections -l_FoundationCShims \
+	  -Xlinker --gc-sections -Xlinker --no-undefined -Xlinker --strip-all \
+	  -Xlinker --version-script=Sources/ToolCallKitC/toolcallkit.map 2>&1 \
+	  | { grep -v -e "use of \`mktemp' is dangerous" || true; }
+endef
+
+# dist/lib/libtoolcallkit.so and dist/include/toolcallkit.h (release build).
+lib: deps
+	$(SWIFT) build -c release --product toolcallkit
+	$(call link_lib,.build/release,dist/lib/libtoolcallkit.so)
+	@mkdir -p dist/include && cp Sources/ToolCallKitC/include/toolcallkit.h dist/include/
+	@echo "dist/lib/libtoolcallkit.so ($$(du -h dist/lib/libtoolcallkit.so | cut -f1)), dist/include/toolcallkit.h"
+
+# A virtual environment for the Python tests (python3-venv on Debian when it is missing).
+$(VPY):
+	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { rm -rf $(VENV); \
+	  echo "installing python3-venv"; $(SUDO) apt-get update -qq && \
+	  $(SUDO) apt-get install -y -qq python3-venv python3-pip && $(PYTHON) -m venv $(VENV); }
+
+# The wheel: the Python package with the release library inside (dist/toolcallkit-*.whl).
+python: lib $(VPY)
+	@$(VPY) -c "import build" 2>/dev/null || $(VPY) -m pip install -q build
+	@rm -rf python/src/toolcallkit/lib && mkdir -p python/src/toolcallkit/lib
+	cp dist/lib/libtoolcallkit.so python/src/toolcallkit/lib/
+	$(VPY) -m build --wheel --outdir dist python
+	@rm -rf python/src/toolcallkit/lib python/build
+
+# Part of `make test`: the library linked from the debug build (same recipe as `make lib`),
+# the C example run against the CLI, then the Python tests; adapter tests only when vLLM or
+# SGLang is already installed in the venv (`make test-adapters` installs them).
+test-embed: $(VPY)
+	$(call link_lib,.build/debug,$(EMBED)/lib/libtoolcallkit.so)
+	$(CC) -std=c11 -Wall -Wextra -Werror -I Sources/ToolCallKitC/include Examples/c/stream_events.c \
+	  -L $(EMBED)/lib -ltoolcallkit -Wl,-rpath,'$$ORIGIN/lib' -o $(EMBED)/stream_events
+	@sh Examples/c/check.sh $(EMBED)/stream_events .build/debug/toolcall
+	@$(MAKE) --no-print-directory test-python
+
+test-python: $(VPY)
+	@$(VPY) -c "import pytest" 2>/dev/null || $(VPY) -m pip install -q pytest
+	TOOLCALLKIT_LIBRARY=$(CURDIR)/$(EMBED)/lib/libtoolcallkit.so TOOLCALL_BIN=$(CURDIR)/.build/debug/toolcall \
+	  PYTHONPATH=python/src $(VPY) -m pytest -q -rs python/tests
+
+# vLLM and SGLang without their dependencies (torch, CUDA ...), plus the pure-Python packages
+# their tool-parser modules import on the way; torch and triton are stubbed by the tests
+# (python/tests/torch_stub.py). xgrammar too goes in without its dependencies (it would pull
+# torch and CUDA). About 1.5 GB, mostly the vLLM wheel: so `make test` only uses them when
+# they are already there.
+ADAPTER_DEPS := openai pydantic regex numpy cbor2 psutil pyzmq urllib3 transformers aiohttp \
+  requests openai-harmony fastapi pillow pybase64 cachetools prometheus_client msgspec \
+  cloudpickle uvloop py-cpuinfo partial-json-parser orjson ipython apache-tvm-ffi
+adapters-deps: $(VPY)
+	$(VPY) -m pip install -q --no-deps vllm sglang xgrammar
+	$(VPY) -m pip install -q $(ADAPTER_DEPS) pytest
+
+test-adapters: adapters-deps
+	@$(MAKE) --no-print-directory test-embed
+
+# Throughput and per-call cost of the embedding (Benchmarks/embedding/README.md): the C
+# per-call cost (wall time, and instructions under callgrind), the idle decoder (resident
+# memory, and heap under dhat), then 1,000 agentic streams through Python, vLLM and SGLang.
+bench-embedding: lib adapters-deps
+	@mkdir -p $(EMBED)
+	$(CC) -O2 -std=c11 -I dist/include Benchmarks/embedding/c_overhead.c -L dist/lib -ltoolcallkit \
+	  -Wl,-rpath,'$$ORIGIN/../../dist/lib' -o $(EMBED)/c_overhead
+	$(VPY) Benchmarks/embedding/agentic.py --write $(EMBED)/agentic.txt
+	$(EMBED)/c_overhead feed $(EMBED)/agentic.txt 4
+	$(EMBED)/c_overhead idle 10000
+	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq valgrind; }
+	sh Benchmarks/embedding/counts.sh $(EMBED)/c_overhead $(EMBED)/agentic.txt
+	TOOLCALLKIT_LIBRARY=$(CURDIR)/dist/lib/libtoolcallkit.so $(VPY) Benchmarks/embedding/python_streams.py
 
 # The conformance scorer on the release binary (needs SCORERS=DIR, see above).
 conformance: release
@@ -98,4 +188,4 @@ fuzz-large: fuzz-build
 	  -artifact_prefix=fuzz-corpus/artifacts/ $(FUZZ_FLAGS) fuzz-corpus/found-large fuzz-corpus/large-seeds
 
 clean:
-	rm -rf .build
+	rm -rf .build dist

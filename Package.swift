@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "ToolCallKit", targets: ["ToolCallKit"]),
         .executable(name: "toolcall", targets: ["toolcall"]),
         .executable(name: "toolcall-bench", targets: ["ToolCallBench"]),
+        // The C library (`make lib`): libtoolcallkit.so, contract in include/toolcallkit.h.
+        .library(name: "toolcallkit", type: .dynamic, targets: ["ToolCallKitC"]),
     ],
     targets: [
         .systemLibrary(
@@ -26,6 +28,12 @@ let package = Package(
         .target(
             name: "ToolCallKit",
             dependencies: ["CPCRE2"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "ToolCallKitC",
+            dependencies: ["ToolCallKit"],
+            exclude: ["include", "toolcallkit.map"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -62,7 +70,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ToolCallKitTests",
-            dependencies: ["ToolCallKit"],
+            dependencies: ["ToolCallKit", "ToolCallKitC"],
             swiftSettings: strict + [.define("TOOLCALLKIT_INTERNAL_CHECKS")]
         ),
     ]

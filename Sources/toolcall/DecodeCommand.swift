@@ -87,17 +87,18 @@ struct DecodeCommand {
 /// Writes events in the chosen output mode, one batch per write (every event of a chunk is
 /// ready at once, so a batch is as prompt as one write per event).
 struct EventWriter {
-    private var openAI: OpenAIChunkEncoder?
+    private var lines: EventLineWriter
     private var out: [UInt8] = []
-    private let raw: Bool
+    private var diagnostics: [UInt8] = []
 
     init(options: DecodeOptions) {
-        raw = options.raw
         if options.output == "openai" {
             let model = options.model.map { ModelName.of(folder: $0) } ?? "toolcall"
-            openAI = OpenAIChunkEncoder(
+            lines = EventLineWriter(.openAI(OpenAIChunkEncoder(
                 id: OpenAIChunkEncoder.makeID(seed: options.idSeed), created: Int(time(nil)), model: model,
-                wholeCalls: options.wholeCalls)
+                wholeCalls: options.wholeCalls)))
+        } else {
+            lines = EventLineWriter(.events(raw: options.raw))
         }
     }
 
@@ -105,21 +106,9 @@ struct EventWriter {
     mutating func write(_ events: [ToolCallEvent]) -> Bool {
         guard !events.isEmpty else { return true }
         out.removeAll(keepingCapacity: true)
-        var diagnostics = ""
-        for e in events {
-            if openAI != nil {
-                let encoded = openAI!.encode(e)
-                for line in encoded.chunks {
-                    out.append(contentsOf: line.utf8)
-                    out.append(0x0A)
-                }
-                for line in encoded.diagnostics { diagnostics += line + "\n" }
-            } else {
-                EventJSONEncoder.encode(e, raw: raw, into: &out)
-                out.append(0x0A)
-            }
-        }
-        if !diagnostics.isEmpty { StandardStreams.writeError(diagnostics) }
+        diagnostics.removeAll(keepingCapacity: true)
+        lines.write(events, lines: &out, diagnostics: &diagnostics)
+        if !diagnostics.isEmpty { StandardStreams.writeError(String(decoding: diagnostics, as: UTF8.self)) }
         return out.isEmpty || StandardStreams.writeOut(out)
     }
 }

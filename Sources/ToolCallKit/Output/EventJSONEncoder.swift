@@ -15,35 +15,37 @@ public enum EventJSONEncoder {
 
     /// Appends the JSON line for an event (without the newline) to `out`.
     public static func encode(_ event: ToolCallEvent, raw: Bool = true, into out: inout [UInt8]) {
-        var w = ObjectWriter(out: out)
+        // The writer takes the buffer over (a copy would be copied again on its first append).
+        var buffer: [UInt8] = []
+        swap(&buffer, &out)
+        var w = ObjectWriter(out: consume buffer)
         switch event {
         case .text(let text):
-            w.field("type", "text")
-            let s = text.string
-            w.field("text", s)
-            if raw { w.field("raw", s) }
+            w.type("text")
+            w.field("text", text)
+            if raw { w.field("raw", text) }
         case .reasoning(let text, let rawBytes):
-            w.field("type", "reasoning")
+            w.type("reasoning")
             w.field("text", text.string)
             if let rawBytes { w.field("raw", rawBytes) }
         case .toolCallStart(let index, let id, let name):
-            w.field("type", "tool_call_start")
+            w.type("tool_call_start")
             w.field("index", index)
             w.field("id", id)
             w.field("name", name)
         case .toolCallDelta(let index, let arguments):
-            w.field("type", "tool_call_delta")
+            w.type("tool_call_delta")
             w.field("index", index)
-            w.field("arguments", arguments.string)
+            w.field("arguments", arguments)
         case .toolCall(let call):
-            w.field("type", "tool_call")
+            w.type("tool_call")
             w.field("index", call.index)
             w.field("id", call.id)
             w.field("name", call.name)
             w.field("arguments", call.arguments)
             if let r = call.raw { w.field("raw", r) }
         case .rejected(let r):
-            w.field("type", "rejected")
+            w.type("rejected")
             w.field("reason", r.reason.rawValue)
             w.field("format", r.format.rawValue)
             if let index = r.index { w.field("index", index) }
@@ -52,10 +54,10 @@ public enum EventJSONEncoder {
             w.field("detail", r.detail)
             w.field("raw", r.raw)
         case .markup(let raw):
-            w.field("type", "markup")
+            w.type("markup")
             w.field("raw", raw)
         case .end(let calls, let rejected, let bytes):
-            w.field("type", "end")
+            w.type("end")
             w.field("tool_calls", calls)
             w.field("rejected", rejected)
             w.field("bytes", bytes)
@@ -74,30 +76,61 @@ struct ObjectWriter {
         self.out.append(UInt8(ascii: "{"))
     }
 
-    private mutating func key(_ k: String) {
+    /// Keys are literals that need no escaping: their bytes are copied as they are.
+    private mutating func key(_ k: StaticString) {
         if !first { out.append(UInt8(ascii: ",")) }
         first = false
-        JSONValue.writeString(k, to: &out)
+        out.append(UInt8(ascii: "\""))
+        appendLiteral(k)
+        out.append(UInt8(ascii: "\""))
         out.append(UInt8(ascii: ":"))
     }
 
-    mutating func field(_ k: String, _ v: String) {
+    private mutating func appendLiteral(_ s: StaticString) {
+        s.withUTF8Buffer { unsafe out.append(contentsOf: $0) }
+    }
+
+    /// The `type` field, first; its value is a literal too.
+    mutating func type(_ v: StaticString) {
+        key("type")
+        out.append(UInt8(ascii: "\""))
+        appendLiteral(v)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    mutating func field(_ k: StaticString, _ v: String) {
         key(k)
         JSONValue.writeString(v, to: &out)
     }
 
-    mutating func field(_ k: String, _ v: Int) {
+    mutating func field(_ k: StaticString, _ v: Int) {
         key(k)
         out.append(contentsOf: String(v).utf8)
     }
 
-    mutating func field(_ k: String, _ v: JSONValue) {
+    mutating func field(_ k: StaticString, _ v: JSONValue) {
         key(k)
         v.write(to: &out)
     }
 
+    /// Event text, as a string (invalid UTF-8 becomes U+FFFD). Short ASCII text, the usual
+    /// piece of a stream fed a few bytes at a time, is escaped straight from its inline bytes,
+    /// without making a `String`.
+    mutating func field(_ k: StaticString, _ v: EventText) {
+        if case .inline(let lo, let hi, let count) = v.storage, (lo | hi) & 0x8080_8080_8080_8080 == 0 {
+            key(k)
+            var bytes = InlineArray<16, UInt8>(repeating: 0)
+            for i in 0..<16 { bytes[i] = UInt8(truncatingIfNeeded: (i < 8 ? lo : hi) >> UInt64((i & 7) &* 8)) }
+            out.append(UInt8(ascii: "\""))
+            JSONValue.writeEscaped(bytes.span.extracting(0..<Int(count)), to: &out)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        field(k, v.string)
+    }
+
     /// Raw input bytes, as a string (invalid UTF-8 becomes U+FFFD).
-    mutating func field(_ k: String, _ v: [UInt8]) {
+    mutating func field(_ k: StaticString, _ v: [UInt8]) {
         key(k)
         JSONValue.writeString(String(decoding: v, as: UTF8.self), to: &out)
     }

@@ -1,0 +1,60 @@
+// ToolCallKit — a stream's events as the output lines of `toolcall decode`.
+
+/// Turns the events of one stream into the lines `toolcall decode` writes, for any embedder
+/// that must produce the same bytes (the command-line tool, the C library, bindings over it).
+///
+/// With ``Mode/events(raw:)`` every event is one JSON object (``EventJSONEncoder``). With
+/// ``Mode/openAI(_:)`` the events become `chat.completion.chunk` lines
+/// (``OpenAIChunkEncoder``); rejections are not chunks there but *diagnostics*, one JSON event
+/// line each, which the command-line tool writes to standard error.
+///
+/// Every line ends with a newline (`\n`). The writer keeps the per-stream state of the OpenAI
+/// encoder, so one writer serves one stream. It appends to the caller's buffers and never
+/// clears them, so a caller can reuse them without allocating.
+public struct EventLineWriter: Sendable {
+    /// How events are written.
+    public enum Mode: Sendable {
+        /// One JSON event per line; `raw` adds the `raw` field.
+        case events(raw: Bool)
+        /// OpenAI streaming chunks, from this encoder (its id, creation time and model name).
+        case openAI(OpenAIChunkEncoder)
+    }
+
+    private var mode: Mode
+
+    public init(_ mode: Mode) {
+        self.mode = mode
+    }
+
+    /// Appends the lines of `events`.
+    ///
+    /// - Parameters:
+    ///   - events: the next events of the stream, in order.
+    ///   - lines: where the output lines go (standard output for the command-line tool).
+    ///   - diagnostics: where rejections go in OpenAI mode (standard error for the tool);
+    ///     untouched in events mode.
+    public mutating func write(_ events: [ToolCallEvent], lines: inout [UInt8], diagnostics: inout [UInt8]) {
+        switch mode {
+        case .events(let raw):
+            for e in events {
+                EventJSONEncoder.encode(e, raw: raw, into: &lines)
+                lines.append(0x0A)
+            }
+        case .openAI(var encoder):
+            // Take the encoder out while it changes, so its state is not copied.
+            mode = .events(raw: false)
+            for e in events {
+                let encoded = encoder.encode(e)
+                for line in encoded.chunks {
+                    lines.append(contentsOf: line.utf8)
+                    lines.append(0x0A)
+                }
+                for line in encoded.diagnostics {
+                    diagnostics.append(contentsOf: line.utf8)
+                    diagnostics.append(0x0A)
+                }
+            }
+            mode = .openAI(encoder)
+        }
+    }
+}

@@ -1,0 +1,187 @@
+"""An SGLang function-call detector backed by ToolCallKit.
+
+Register it before the server starts, then pick it like a built-in parser::
+
+    python -m toolcallkit.sglang --model-path MODEL --tool-call-parser toolcallkit ...
+
+(that registers it and runs ``sglang.launch_server`` with the same arguments), or in your own
+launcher::
+
+    import toolcallkit.sglang
+    toolcallkit.sglang.register()          # FunctionCallParser.ToolCallParserEnum["toolcallkit"]
+
+The wire format comes from ``TOOLCALLKIT_FORMAT`` or is inferred from the tokenizer's model
+folder; ``TOOLCALLKIT_OPTIONS`` may hold further decoder options as a JSON object. One
+decoder reads each stream: ``parse_streaming_increment`` feeds only the new text, and
+``finish`` (SGLang's end of stream) releases what was held back and settles an unfinished call.
+Argument strings are spelt as ``json.dumps`` spells them, streamed or not, as SGLang's own
+detectors return them. A call's name comes first (a ``ToolCallItem`` with empty parameters), then its argument
+fragments; undeclared or malformed calls are rejected (and logged), never returned as text.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any, List, Optional
+
+from sglang.srt.function_call.base_format_detector import BaseFormatDetector
+from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
+
+import toolcallkit
+from toolcallkit import _common
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ToolCallKitDetector", "register"]
+
+
+class ToolCallKitDetector(BaseFormatDetector):
+    """SGLang's ``BaseFormatDetector`` over a ToolCallKit decoder (see the module's doc)."""
+
+    def __init__(self, tokenizer: Any = None, format: Optional[str] = None):
+        super().__init__()
+        self.format = format or _common.resolve_format(tokenizer)
+        self.options = _common.extra_options()
+        self._decoder: Optional[toolcallkit.Decoder] = None
+        self._spellers: dict = {}
+
+    # -- decoders -----------------------------------------------------------------------------
+
+    def _new_decoder(self, tools: Optional[List[Any]]) -> toolcallkit.Decoder:
+        array = _common.tools_array(tools)
+        try:
+            return toolcallkit.Decoder(format=self.format, tools=array, **self.options)
+        except toolcallkit.ConfigError as e:
+            if array is None:
+                raise
+            logger.warning("toolcallkit: the request's tools were refused (%s); decoding without them", e)
+            return toolcallkit.Decoder(format=self.format, **self.options)
+
+    def _parse_whole(self, text: str, tools: Optional[List[Any]]) -> dict:
+        with self._new_decoder(tools) as d:
+            events = d.feed(text) + d.finish()
+        message = toolcallkit.message_from_events(events, dump_arguments=True)
+        for r in message.get("x_toolcall_rejected", []):
+            _log_rejection(r)
+        return message
+
+    # -- one-shot -----------------------------------------------------------------------------
+
+    def has_tool_call(self, text: str) -> bool:
+        with self._new_decoder(None) as d:
+            events = d.feed(text) + d.finish()
+        return any(e["type"] in ("tool_call_start", "tool_call", "rejected") for e in events)
+
+    def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
+        message = self._parse_whole(text, tools)
+        # tool_index is the call's position in this response, as in streaming (SGLang builds
+        # Kimi-style ids from it).
+        calls = [
+            ToolCallItem(tool_index=i, name=c["function"]["name"], parameters=c["function"]["arguments"])
+            for i, c in enumerate(message["tool_calls"])
+        ]
+        return StreamingParseResult(normal_text=message["content"] or "", calls=calls)
+
+    # -- streams ------------------------------------------------------------------------------
+
+    def parse_streaming_increment(self, new_text: str, tools: List[Any]) -> StreamingParseResult:
+        if self._decoder is None:
+            self._start(tools)
+        if not new_text:
+            return StreamingParseResult()
+        return self._result(self._decoder.feed(new_text))
+
+    def finish(self, tools: List[Any]) -> StreamingParseResult:
+        if self._decoder is None:
+            return StreamingParseResult()
+        decoder, self._decoder = self._decoder, None
+        try:
+            return self._result(decoder.finish())
+        finally:
+            decoder.close()
+
+    def _start(self, tools: Optional[List[Any]]) -> None:
+        self._decoder = self._new_decoder(tools)
+        self.prev_tool_call_arr = []
+        self.streamed_args_for_tool = []
+        self.current_tool_id = -1
+        self.current_tool_name_sent = False
+        self._spellers = {}
+
+    def _result(self, events: list) -> StreamingParseResult:
+        text = []
+        calls: List[ToolCallItem] = []
+        for e in events:
+            kind = e["type"]
+            if kind == "text":
+                text.append(e["text"])
+            elif kind == "reasoning":
+                # SGLang separates reasoning with its own parser; with ours on, it stays text.
+                text.append(e["text"])
+            elif kind == "tool_call_start":
+                i = e["index"]
+                while len(self.prev_tool_call_arr) <= i:
+                    self.prev_tool_call_arr.append({})
+                    self.streamed_args_for_tool.append("")
+                self.prev_tool_call_arr[i] = {"name": e["name"], "arguments": ""}
+                self.current_tool_id = i
+                self.current_tool_name_sent = True
+                calls.append(ToolCallItem(tool_index=i, name=e["name"], parameters=""))
+            elif kind == "tool_call_delta":
+                i = e["index"]
+                speller = self._spellers.get(i)
+                if speller is None:
+                    speller = self._spellers[i] = _common.ArgumentSpeller()
+                fragment = speller(e["arguments"])
+                if not fragment:
+                    continue
+                self.streamed_args_for_tool[i] += fragment
+                self.prev_tool_call_arr[i]["arguments"] = self.streamed_args_for_tool[i]
+                last = calls[-1] if calls else None
+                if last is not None and last.tool_index == i and last.name is None:
+                    last.parameters += fragment
+                else:
+                    calls.append(ToolCallItem(tool_index=i, name=None, parameters=fragment))
+            elif kind == "rejected":
+                _log_rejection(e)
+        return StreamingParseResult(normal_text="".join(text), calls=calls)
+
+    # -- what SGLang asks of a detector beyond parsing -------------------------------------------
+
+    def supports_structural_tag(self) -> bool:
+        # Constrained decoding is left to SGLang's own detectors.
+        return False
+
+    def structure_info(self):
+        raise NotImplementedError("toolcallkit does not provide structural tags")
+
+
+def _log_rejection(e: dict) -> None:
+    logger.warning(
+        "toolcallkit: %s tool call rejected (%s)%s: %s", e.get("format"), e.get("reason"),
+        f" for {e['name']!r}" if e.get("name") else "", str(e.get("detail", ""))[:200],
+    )
+
+
+def register(name: str = "toolcallkit") -> type:
+    """Adds the detector to ``FunctionCallParser.ToolCallParserEnum`` under ``name`` (so
+    ``--tool-call-parser toolcallkit`` is accepted); call it before the server parses its
+    arguments. Returns the detector class."""
+    from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+    FunctionCallParser.ToolCallParserEnum[name] = ToolCallKitDetector
+    return ToolCallKitDetector
+
+
+def main() -> None:  # pragma: no cover - starts a server
+    """``python -m toolcallkit.sglang ARGS``: register, then ``sglang.launch_server`` ARGS."""
+    import runpy
+
+    register()
+    sys.argv[0] = "sglang.launch_server"
+    runpy.run_module("sglang.launch_server", run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,32 @@
+"""Helpers for the vLLM and SGLang adapter tests: import the server package with torch stubbed,
+or skip (with the reason in the summary) when it is not installed."""
+import importlib.util
+
+import pytest
+
+import torch_stub
+
+
+def require(package: str):
+    if importlib.util.find_spec(package) is None:
+        pytest.skip(f"{package} is not installed (make test-adapters installs it)", allow_module_level=True)
+    torch_stub.install()
+
+
+# An output with prose, two parallel calls and text after, in the json (Hermes/Qwen) format.
+HERMES_OUTPUT = (
+    "Let me check both. "
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Zürich", "days": 3}}\n</tool_call>\n'
+    '<tool_call>\n{"name": "get_time", "arguments": {"tz": "Europe/Zurich"}}\n</tool_call>'
+)
+HERMES_CALLS = [("get_weather", {"city": "Zürich", "days": 3}), ("get_time", {"tz": "Europe/Zurich"})]
+TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}}},
+    {"type": "function", "function": {"name": "get_time", "parameters": {
+        "type": "object", "properties": {"tz": {"type": "string"}}}}},
+]
+
+
+def pieces(text: str, size: int):
+    return [text[i : i + size] for i in range(0, len(text), size)]
