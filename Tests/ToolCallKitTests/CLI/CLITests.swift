@@ -28,7 +28,7 @@ enum CLI {
     /// it must be an error to ignore, not a SIGPIPE that ends the test process. A handler that
     /// does nothing (not SIG_IGN, which children would inherit: exec resets a handler to the
     /// default, so the shell pipelines of the tests below still end on SIGPIPE).
-    private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, { _ in }) }()
+    static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, { _ in }) }()
 
     static func run(_ args: [String], bytes: [UInt8]) throws -> Result {
         _ = ignoreSIGPIPE
@@ -250,6 +250,7 @@ struct CLITests {
         let input = Pipe(), output = Pipe()
         p.standardInput = input
         p.standardOutput = output
+        _ = CLI.ignoreSIGPIPE  // a child that died early must fail this test, not end the run
         try p.run()
         input.fileHandleForWriting.write(Data("<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>".utf8))
         let got = DispatchSemaphore(value: 0)

@@ -111,6 +111,7 @@ struct TokenInputCLITests {
         let input = Pipe(), output = Pipe()
         p.standardInput = input
         p.standardOutput = output
+        _ = CLI.ignoreSIGPIPE  // a child that died early must fail this test, not end the run
         try p.run()
         // An id is complete at the white space after it; the call's closing marker is id 266.
         input.fileHandleForWriting.write(Data((Self.callIDs + " ").utf8))
