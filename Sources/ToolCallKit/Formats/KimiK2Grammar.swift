@@ -158,7 +158,9 @@ struct KimiK2Grammar: CallGrammar {
                 }
             case .id(let start):
                 let limit = min(w.end, start + K.maxIDBytes + K.idMarkers.maxLength)
-                switch K.idMarkers.search(w, from: pos, end: limit) {
+                // A bound short of the received bytes is no end of the stream: a marker cut by
+                // it begins too late for an id anyway.
+                switch K.idMarkers.search(w, from: pos, end: limit, isFinal: limit < w.end) {
                 case .found(let k, let at) where k == 0 && at - start <= K.maxIDBytes:
                     pos = at + K.idMarkers.markers[k].count
                     if !startCall(idRange: K.trimmed(w, start..<at), w, context: context, actions: &actions)
@@ -166,17 +168,22 @@ struct KimiK2Grammar: CallGrammar {
                     {
                         return giveBack(actions: &actions)
                     }
-                case .found(_, let at):
+                case .found(_, let at) where at - start <= K.maxIDBytes:
                     if !inSection { return giveBack(actions: &actions) }
                     pos = at
                     state = .badCall(detail: "expected an id and <|tool_call_argument_begin|>")
                 case .partial(let at):
                     pos = at
                     return .needMore
-                case .none:
+                case .none where limit - start <= K.maxIDBytes:
                     pos = limit
-                    if limit - start <= K.maxIDBytes { return .needMore }
+                    return .needMore
+                case .found, .none:
+                    // No marker begins within the id's cap: too long, however the bytes came.
+                    // The search for the call's end starts where the id began (at most the cap
+                    // is read again), so every chunking finds the same end.
                     if !inSection { return giveBack(actions: &actions) }
+                    pos = start
                     state = .badCall(detail: "the call id is too long")
                 }
             case .argsOpen:
