@@ -166,8 +166,8 @@ struct ToolCallBench {
             case .toolCall(let c):
                 names.append(c.name)
                 if w.expectedArgument != nil { argument = c.arguments["content"]?.stringValue }
-                if w.name == "many-parameters", case .object(let members) = c.arguments, members.count < 1000 {
-                    return ("only \(members.count) parameters", names.count + 1)
+                if w.expectedParameters > 0, case .object(let members) = c.arguments, members.count != w.expectedParameters {
+                    return ("\(members.count) parameters, expected \(w.expectedParameters)", names.count + 1)
                 }
                 if w.name == "small-values", c.arguments["values"]?.arrayValue == nil {
                     return ("the list was not decoded", names.count + 1)

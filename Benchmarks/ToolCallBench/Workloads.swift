@@ -32,6 +32,8 @@ struct Workload {
     var tools: ToolSet? = nil
     /// How many calls must come out rejected as invalid_arguments (the rest accepted).
     var expectedInvalid = 0
+    /// For many-parameters: how many parameters the call has.
+    var expectedParameters = 0
 }
 
 enum Workloads {
@@ -199,7 +201,9 @@ enum Workloads {
                 bytes += 30
             }
             let input = Array(("Setting them.\n" + render(format, name: "configure", args: args)).utf8)
-            return Workload(name: name, format: format, input: input, expectedText: Array("Setting them.\n".utf8), expectedCalls: ["configure"])
+            var w = Workload(name: name, format: format, input: input, expectedText: Array("Setting them.\n".utf8), expectedCalls: ["configure"])
+            w.expectedParameters = args.count
+            return w
         case "near-miss":
             // Prose flooded with near misses of the format's own markers (each marker with its
             // last byte changed): text, but every one of them is a candidate the scanner checks.
