@@ -263,8 +263,10 @@ extension CallRenderer {
                 if case .string(let v) = m.value { return firstTag(in: Array(v.utf8), tags) != nil }
                 return false
             }
-            if !quoting.isEmpty, case let back = readBack(format, call, Array(open.utf8) + bytes + Array(close.utf8)),
+            let framed = Array(open.utf8) + bytes + Array(close.utf8)
+            if !quoting.isEmpty, case let back = readBack(format, call, framed, tools: ToolSet.typing([call])),
                 !(back.name.utf8.elementsEqual(call.name.utf8) && back.arguments == call.arguments)
+                    || !sameKeys(readBack(format, call, framed, tools: nil).arguments, call.arguments)
             {
                 // Name the argument that did not come back (the first quoting one by default).
                 let got = back.arguments.objectValue ?? []
@@ -286,8 +288,15 @@ extension CallRenderer {
 
     /// The one call that decoding `bytes` gives; an empty name (no call has one) when it gives
     /// none, several, or a rejection.
-    static func readBack(_ format: ToolCallFormat, _ call: RenderedCall, _ bytes: [UInt8]) -> (name: String, arguments: JSONValue) {
-        var decoder = ToolCallDecoder(format: format, tools: ToolSet.typing([call]))
+    ///
+    /// The check reads the call back twice: with tools typed from its own values (the values
+    /// must come back exactly), and with no tools at all, where any key not yet given may begin
+    /// the next parameter (the keys must come back the same). A server's tools may declare more
+    /// keys than this one call uses, and a declared key's opener inside a value ends it; the
+    /// second reading is the widest such reading, so what passes both reads back under any
+    /// tools whose schemas agree with the values' types.
+    static func readBack(_ format: ToolCallFormat, _ call: RenderedCall, _ bytes: [UInt8], tools: ToolSet?) -> (name: String, arguments: JSONValue) {
+        var decoder = ToolCallDecoder(format: format, tools: tools)
         let events = decoder.feed(bytes) + decoder.finish()
         var found: [ToolCall] = []
         for e in events {
@@ -299,6 +308,12 @@ extension CallRenderer {
         }
         guard found.count == 1 else { return ("", .null) }
         return (found[0].name, found[0].arguments)
+    }
+
+    /// Whether two argument objects have the same keys, in the same order.
+    static func sameKeys(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        guard let x = a.objectValue, let y = b.objectValue else { return false }
+        return x.map(\.key) == y.map(\.key)
     }
 
     /// The format's tags that `bytes` holds, in the order they first occur.
