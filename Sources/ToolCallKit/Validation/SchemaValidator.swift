@@ -191,7 +191,21 @@ public struct SchemaValidator: Sendable {
     public init(
         schema: JSONValue, matchLimit: UInt32 = 100_000, depthLimit: UInt32 = 1_000, budget: Budget = Budget()
     ) throws(SchemaError) {
-        var c = SchemaCompiler(root: schema, matchLimit: matchLimit, depthLimit: depthLimit)
+        try self.init(
+            schema: schema, compiler: SchemaCompiler(root: schema, matchLimit: matchLimit, depthLimit: depthLimit),
+            budget: budget)
+    }
+
+    /// Compiles a schema for reading only (``argumentTypes(_:)``): `pattern`s are not compiled.
+    init(schema: JSONValue, compilingPatterns: Bool) throws(SchemaError) {
+        try self.init(
+            schema: schema,
+            compiler: SchemaCompiler(root: schema, matchLimit: 1, depthLimit: 1, compilesPatterns: compilingPatterns),
+            budget: Budget())
+    }
+
+    private init(schema: JSONValue, compiler: SchemaCompiler, budget: Budget) throws(SchemaError) {
+        var c = compiler
         let root = try c.compileRoot(schema)
         try c.checkCycles(maxChain: Self.maxInPlaceChain)
         self.schema = schema
@@ -200,19 +214,6 @@ public struct SchemaValidator: Sendable {
         self.warnings = c.warnings
         self.root = root
         self.budget = budget
-    }
-
-    /// Compiles a schema for reading only (``argumentTypes(_:)``): `pattern`s are not compiled.
-    init(schema: JSONValue, compilingPatterns: Bool) throws(SchemaError) {
-        var c = SchemaCompiler(root: schema, matchLimit: 1, depthLimit: 1, compilesPatterns: compilingPatterns)
-        let root = try c.compileRoot(schema)
-        try c.checkCycles(maxChain: Self.maxInPlaceChain)
-        self.schema = schema
-        self.nodes = c.nodes.map(CompiledNode.init)
-        self.patterns = c.patterns
-        self.warnings = c.warnings
-        self.root = root
-        self.budget = Budget()
     }
 
     /// Checks a value.

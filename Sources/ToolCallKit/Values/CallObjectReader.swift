@@ -156,18 +156,21 @@ struct RawDeltaStreamer: Sendable {
         return v
     }
 
-    /// Whether the bytes at `p` are a low surrogate escape: true, false, or nil while the bytes
-    /// before `end` cannot tell yet.
+    /// Whether the bytes at `p` are a low surrogate escape (`\uDC00`...`\uDFFF`): true, false,
+    /// or nil while the bytes before `end` cannot tell yet.
     private static func lowHalf(_ w: ByteWindow, at p: Int, end: Int) -> Bool? {
-        // `\u`, then `d`, then one of `c`...`f`, then two hex digits (DC00...DFFF).
-        let pattern: [(UInt8) -> Bool] = [
-            { $0 == 0x5C }, { $0 == UInt8(ascii: "u") }, { $0 == UInt8(ascii: "d") || $0 == UInt8(ascii: "D") },
-            { (0x63...0x66).contains($0) || (0x43...0x46).contains($0) },
-            { JSONReader.hexValue($0) != nil }, { JSONReader.hexValue($0) != nil },
-        ]
         for k in 0..<6 {
             guard p + k < end else { return nil }
-            if !pattern[k](w[p + k]) { return false }
+            let b = w[p + k]
+            let fits: Bool
+            switch k {
+            case 0: fits = b == 0x5C
+            case 1: fits = b == UInt8(ascii: "u")
+            case 2: fits = b | 0x20 == UInt8(ascii: "d")
+            case 3: fits = (UInt8(ascii: "c")...UInt8(ascii: "f")).contains(b | 0x20)
+            default: fits = JSONReader.hexValue(b) != nil
+            }
+            if !fits { return false }
         }
         return true
     }
