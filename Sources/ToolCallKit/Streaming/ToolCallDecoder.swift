@@ -601,7 +601,8 @@ public struct ToolCallDecoder: Sendable {
             case .delta(let fragment):
                 if case .started(let index, _, _) = current, !fragment.isEmpty {
                     if options.wholeCalls {
-                        heldArguments.append(contentsOf: fragment.utf8)
+                        // From the fragment's own bytes: `utf8` would make an array per delta.
+                        unsafe fragment.withUnsafeBytes { unsafe heldArguments.append(contentsOf: $0) }
                     } else {
                         events.append(.toolCallDelta(index: index, arguments: fragment))
                     }
