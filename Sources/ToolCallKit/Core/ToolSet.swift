@@ -142,8 +142,8 @@ public struct ToolSet: Sendable, Equatable {
     /// The tools whose parameters admit `arguments` by their keys: every key is a declared
     /// property (any key, when the schema lists none) and every required property is present.
     /// For formats whose call may arrive without a usable name (Kimi's bare counter ids).
-    func tools(admittingKeysOf arguments: JSONValue) -> [ToolDefinition] {
-        guard case .object(let members) = arguments else { return [] }
+    func tools(admittingKeysOf arguments: CanonicalJSON) -> [ToolDefinition] {
+        guard arguments.isObject, case .object(let members) = arguments.value else { return [] }
         let keys = Set(members.map(\.key))
         return tools.filter { $0.typing.admits(keys: keys) }
     }
@@ -205,11 +205,12 @@ public struct ToolSet: Sendable, Equatable {
 
     /// The `invalid_arguments` detail for a call, or nil when its arguments are valid (or the
     /// name is not declared). A tool whose schema could not be compiled rejects every call.
-    func validationFailure(name: String, arguments: JSONValue) -> String? {
+    /// The typed arguments are built for the check and dropped after it.
+    func validationFailure(name: String, arguments: CanonicalJSON) -> String? {
         guard let i = byName[name], let validators else { return nil }
         switch validators[i] {
         case .success(let v):
-            let report = v.check(arguments)
+            let report = v.check(arguments.value)
             return report.isValid ? nil : report.detail
         case .failure(let error):
             return "the tool's schema cannot be checked: \(error)"

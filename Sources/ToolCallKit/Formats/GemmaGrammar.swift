@@ -49,7 +49,7 @@ struct GemmaFrameParser: Sendable {
         /// Reading the arguments.
         case args
         /// The arguments ended at `end`: the end marker may follow.
-        case afterArgs(JSONValue, mismatches: [String], end: Int)
+        case afterArgs(CanonicalJSON, mismatches: [String], end: Int)
         /// Skipping a malformed frame through the end marker.
         case malformed(detail: String)
     }
@@ -176,7 +176,7 @@ struct GemmaFrameParser: Sendable {
         }
     }
 
-    private func settle(_ value: JSONValue, mismatches: [String], end: Int, actions: inout [GrammarAction]) {
+    private func settle(_ value: CanonicalJSON, mismatches: [String], end: Int, actions: inout [GrammarAction]) {
         if mismatches.isEmpty {
             actions.append(.accept(arguments: value, end: end))
         } else {

@@ -57,7 +57,7 @@ struct JSONGrammar: CallGrammar {
     /// The frame holds a JSON array of call objects (a drift some models write).
     private var inList = false
     /// Reads a list element that is not a call object.
-    private var skipper = JSONReader()
+    private var skipper = JSONTextReader()
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         pendingCall = nil
@@ -183,7 +183,7 @@ struct JSONGrammar: CallGrammar {
                     // Not a call object (`"junk"`, a number): rejected on its own; the calls
                     // around it stand.
                     actions.append(.markup(end: pos))
-                    skipper = JSONReader(maxDepth: context.maxDepth)
+                    skipper = JSONTextReader(maxDepth: context.maxDepth)
                     state = .listJunk
                 }
             case .listJunk:

@@ -40,7 +40,7 @@ struct KimiK2Grammar: CallGrammar {
         /// Reading the arguments object.
         case args
         /// The arguments ended at `end`: `<|tool_call_end|>` may follow.
-        case afterArgs(JSONValue, end: Int)
+        case afterArgs(CanonicalJSON, end: Int)
         /// Skipping a call that cannot be parsed, to its end.
         case badCall(detail: String)
     }
@@ -73,7 +73,7 @@ struct KimiK2Grammar: CallGrammar {
 
     private var state: State = .section(from: 0)
     // The arguments reader lives in stored properties, so it mutates in place.
-    private var argsReader = JSONReader()
+    private var argsReader = JSONTextReader()
     private var streamer = RawDeltaStreamer(from: 0)
     private var pos = 0
     private var inSection = false
@@ -193,7 +193,7 @@ struct KimiK2Grammar: CallGrammar {
                     state = .badCall(detail: "expected a JSON object after <|tool_call_argument_begin|>")
                     continue
                 }
-                argsReader = JSONReader(maxDepth: context.maxDepth)
+                argsReader = JSONTextReader(maxDepth: context.maxDepth)
                 streamer = RawDeltaStreamer(from: pos)
                 state = .args
             case .args:

@@ -278,7 +278,7 @@ struct Llama3Grammar: CallGrammar {
                     }
                     actions.append(.start(name: name, id: nil))
                     actions.append(.delta(EventText(arguments.jsonText)))
-                    actions.append(.accept(arguments: arguments, end: end))
+                    actions.append(.accept(arguments: CanonicalJSON(arguments), end: end))
                     pos = end
                     lastCallEnd = end
                     state = inList ? .listNext(bare: bare) : .between(bare: bare)

@@ -43,7 +43,7 @@ struct MistralGrammar: CallGrammar {
     private var state: State = .open
     private var pos = 0
     // Readers live in stored properties, not enum payloads, so they mutate in place.
-    private var argsReader = JSONReader()
+    private var argsReader = JSONTextReader()
     private var streamer = RawDeltaStreamer(from: 0)
     private var callReader = CallObjectReader(at: 0, streaming: true, maxDepth: 0)
 
@@ -222,7 +222,7 @@ struct MistralGrammar: CallGrammar {
 
     private mutating func beginArgs(name: String, id: String?, actions: inout [GrammarAction], context: GrammarContext) {
         actions.append(.start(name: name, id: id))
-        argsReader = JSONReader(maxDepth: context.maxDepth)
+        argsReader = JSONTextReader(maxDepth: context.maxDepth)
         streamer = RawDeltaStreamer(from: pos)
         state = .args
     }

@@ -42,7 +42,7 @@ public enum EventJSONEncoder {
             w.field("index", call.index)
             w.field("id", call.id)
             w.field("name", call.name)
-            w.field("arguments", call.arguments)
+            w.rawField("arguments", call.argumentsJSON)
             if let r = call.raw { w.field("raw", r) }
         case .rejected(let r):
             w.type("rejected")
@@ -111,6 +111,12 @@ struct ObjectWriter {
     mutating func field(_ k: StaticString, _ v: JSONValue) {
         key(k)
         v.write(to: &out)
+    }
+
+    /// A value given as JSON text already (a call's stored arguments): copied as it is.
+    mutating func rawField(_ k: StaticString, _ json: [UInt8]) {
+        key(k)
+        out.append(contentsOf: json)
     }
 
     /// Event text, as a string (invalid UTF-8 becomes U+FFFD). Short ASCII text, the usual

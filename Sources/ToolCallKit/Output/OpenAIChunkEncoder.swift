@@ -97,7 +97,7 @@ public struct OpenAIChunkEncoder: Sendable {
             if let held = heldStart, held.index == c.index {
                 // A start without a delta: the call still appears, with its arguments.
                 heldStart = nil
-                let call = Self.firstDelta(index: held.index, id: held.id, name: held.name, arguments: c.arguments.jsonText)
+                let call = Self.firstDelta(index: held.index, id: held.id, name: held.name, arguments: String(decoding: c.argumentsJSON, as: UTF8.self))
                 out.chunks.append(chunk(delta: [(key: "tool_calls", value: .array([call]))]))
             }
             accepted += 1

@@ -60,8 +60,8 @@ enum GrammarAction: Sendable {
     case start(name: String, id: String?)
     /// The next fragment of the current call's arguments, as JSON text (UTF-8 bytes).
     case delta(EventText)
-    /// The current call is complete.
-    case accept(arguments: JSONValue, end: Int)
+    /// The current call is complete, with its arguments' canonical text.
+    case accept(arguments: CanonicalJSON, end: Int)
     /// The current markup could not become a call.
     case reject(RejectedToolCall.Reason, detail: String, end: Int)
     /// Markup that yields no call and is no error.

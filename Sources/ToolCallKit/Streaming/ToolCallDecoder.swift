@@ -623,7 +623,7 @@ public struct ToolCallDecoder: Sendable {
         }
     }
 
-    private mutating func accept(_ arguments: JSONValue, end: Int) {
+    private mutating func accept(_ arguments: CanonicalJSON, end: Int) {
         switch current {
         case .none:
             // A grammar always names a call before accepting it; treat a slip as malformed.
@@ -657,7 +657,7 @@ public struct ToolCallDecoder: Sendable {
             events.append(
                 .toolCall(
                     ToolCall(
-                        index: index, id: id, name: name, arguments: arguments,
+                        index: index, id: id, name: name, canonicalArguments: arguments,
                         raw: options.rawSpans ? raw : nil)))
         }
     }

@@ -24,7 +24,7 @@ struct RawDeltaStreamer: Sendable {
 
     /// The run the decoder may forward while `reader` streams these bytes: inside a string,
     /// with everything up to `end` read (`pos`) and emitted.
-    func passThrough(_ reader: JSONReader, pos: Int, at end: Int) -> PassThrough? {
+    func passThrough<S>(_ reader: JSONScanner<S>, pos: Int, at end: Int) -> PassThrough? {
         guard pos == end, from == end, inString, reader.isInString else { return nil }
         return .jsonString
     }
@@ -32,7 +32,7 @@ struct RawDeltaStreamer: Sendable {
     /// Takes `count` string bytes the decoder forwarded as deltas: `reader` reads them, and
     /// they are not emitted again. (Forwarded bytes are plain string bytes: no quote,
     /// backslash or control byte, so the string is still open after them.)
-    mutating func takeForwarded(_ count: Int, _ w: ByteWindow, reader: inout JSONReader, pos: inout Int) {
+    mutating func takeForwarded<S>(_ count: Int, _ w: ByteWindow, reader: inout JSONScanner<S>, pos: inout Int) {
         reader.takeStringRun(w, from: &pos, count: count)
         from = pos
     }
@@ -197,8 +197,9 @@ extension EventText {
 struct ParsedCallObject: Sendable {
     var name: String?
     var id: String?
-    /// The arguments, decoded from a JSON-encoded string when the model wrote one.
-    var arguments: JSONValue?
+    /// The arguments' canonical text, decoded from a JSON-encoded string when the model wrote
+    /// one.
+    var arguments: CanonicalJSON?
     /// Whether the object had an `arguments` or `parameters` key at all.
     var hasArgumentsKey: Bool
 }
@@ -221,7 +222,7 @@ struct CallObjectReader: Sendable {
         case tooDeep(at: Int)
     }
 
-    private var reader: JSONReader
+    private var reader: JSONTextReader
     /// The cursor: the next byte to read.
     private(set) var pos: Int
     let streaming: Bool
@@ -231,14 +232,17 @@ struct CallObjectReader: Sendable {
     private var callDepth = 1
     private var argsStart: Int?
     private var argsEnd: Int?
-    private var argsValue: JSONValue?
+    private var argsValue: CanonicalJSON?
     private var streamer: RawDeltaStreamer?
     private(set) var started = false
 
     init(at pos: Int, streaming: Bool, maxDepth: Int) {
         self.pos = pos
         self.streaming = streaming
-        self.reader = JSONReader(reportDepth: 1, maxDepth: maxDepth)
+        // Every reported member is taken out of the call object's text as it ends: the
+        // object itself is never needed, and its arguments are then held once.
+        self.reader = JSONTextReader(reportDepth: 1, maxDepth: maxDepth)
+        self.reader.detachesReported = true
     }
 
     /// The name, once read.
@@ -306,9 +310,9 @@ struct CallObjectReader: Sendable {
                 }
             case .complete(_, let end):
                 var args = argsValue
-                if case .string(let s)? = args {
+                if let a = args, a.isString, let s = a.stringValue {
                     // A JSON-encoded string of an object: decode it once.
-                    args = (try? JSONValue.parse(s)).flatMap { $0.isObject ? $0 : nil } ?? .string(s)
+                    args = CanonicalJSON.parse(Array(s.utf8)).flatMap { $0.isObject ? $0 : nil } ?? a
                 }
                 return .complete(
                     ParsedCallObject(name: name, id: id, arguments: args, hasArgumentsKey: argsStart != nil),
@@ -319,13 +323,13 @@ struct CallObjectReader: Sendable {
 
     /// Reports a call that was not streamed (or whose name came after its arguments): `start`,
     /// one delta with the whole arguments, in the model's own text when it wrote an object.
-    func reportUnstarted(_ call: ParsedCallObject, name: String, arguments: JSONValue, w: ByteWindow,
+    func reportUnstarted(_ call: ParsedCallObject, name: String, arguments: CanonicalJSON, w: ByteWindow,
                          actions: inout [GrammarAction]) {
         actions.append(.start(name: name, id: call.id))
         if let s = argsStart, let e = argsEnd, w[s] == UInt8(ascii: "{") {
             actions.append(.delta(RawDeltaStreamer.wholeText(w, s..<e)))
         } else {
-            actions.append(.delta(EventText(arguments.jsonText)))
+            actions.append(.delta(EventText(utf8: arguments.bytes)))
         }
     }
 }

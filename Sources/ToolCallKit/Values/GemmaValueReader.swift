@@ -34,7 +34,7 @@ struct GemmaValueReader: Sendable {
         case needMore
         /// The top object closed; `end` is one past its closer. `mismatches` are `invalid_arguments`
         /// detail lines (empty when every value fits its schema).
-        case complete(JSONValue, end: Int, mismatches: [String])
+        case complete(CanonicalJSON, end: Int, mismatches: [String])
         /// Not a Gemma object at `at`.
         case error(String, at: Int)
         /// Nesting went deeper than the cap.
@@ -43,11 +43,10 @@ struct GemmaValueReader: Sendable {
         case interrupted(at: Int)
     }
 
+    /// An open container; its text is in ``writer``.
     private struct Container: Sendable {
         var isObject: Bool
         var closer: UInt8
-        var members: [(key: String, value: JSONValue)] = []
-        var elements: [JSONValue] = []
         var key: String? = nil
     }
 
@@ -96,6 +95,8 @@ struct GemmaValueReader: Sendable {
     private(set) var pos: Int
     private var mode: Mode = .open
     private var stack: [Container] = []
+    /// The arguments' canonical text so far (no tree: see ``CanonicalJSON``).
+    private var writer = CanonicalWriter()
     private var mismatches: [String] = []
     /// Members of the top object written to the deltas so far.
     private var emittedMembers = 0
@@ -208,6 +209,7 @@ struct GemmaValueReader: Sendable {
                 guard pos < w.end else { return .needMore }
                 let closer = w[pos] == R.lparen ? R.rparen : R.rbrace
                 stack.append(Container(isObject: true, closer: closer))
+                writer.beginObject()
                 pos += 1
                 actions.append(.delta(EventText("{")))
                 mode = .key
@@ -312,6 +314,9 @@ struct GemmaValueReader: Sendable {
                     mode = .singleQuoted(start: pos)
                 } else if b == R.lbrace || b == R.lbracket {
                     let isObject = b == R.lbrace
+                    // The member's key goes before the container's text.
+                    if top.isObject { writer.key(top.key ?? "") }
+                    if isObject { writer.beginObject() } else { writer.beginArray() }
                     stack.append(Container(isObject: isObject, closer: isObject ? R.rbrace : R.rbracket))
                     if stack.count > maxDepth { return .tooDeep(at: pos) }
                     pos += 1
@@ -506,40 +511,66 @@ struct GemmaValueReader: Sendable {
     }
 
     private mutating func closeContainer(actions: inout [GrammarAction]) -> Result? {
-        let c = stack.removeLast()
-        let v: JSONValue = c.isObject ? JSONValue.object(uniquing: c.members) : .array(c.elements)
+        stack.removeLast()
+        writer.end()
         if stack.isEmpty {
             mode = .done
             actions.append(.delta(EventText("}")))
-            return .complete(v, end: pos, mismatches: mismatches)
+            return .complete(writer.take(), end: pos, mismatches: mismatches)
         }
-        return finishValue(v, kind: .container, actions: &actions)
+        return finishValue(nil, kind: .container, actions: &actions)
     }
 
-    /// Stores a finished value in its container; a top-level one is typed and emitted.
-    private mutating func finishValue(_ v: JSONValue, kind: Kind, actions: inout [GrammarAction]) -> Result? {
+    /// Stores a finished value in its container (`nil`: a container, whose text and key are
+    /// written already); a top-level one is typed and emitted.
+    private mutating func finishValue(_ v: JSONValue?, kind: Kind, actions: inout [GrammarAction]) -> Result? {
         let i = stack.count - 1
         mode = .afterValue
         guard stack[i].isObject else {
-            stack[i].elements.append(v)
+            if let v { writer.value(v) }
             return nil
         }
         let key = stack[i].key ?? ""
         stack[i].key = nil
         guard i == 0 else {
-            stack[i].members.append((key: key, value: v))
+            if let v {
+                writer.key(key)
+                writer.value(v)
+            }
             return nil
         }
-        if streamFrom != nil {
+        if streamFrom != nil, let v {
             streamFrom = nil
             actions.append(.delta(EventText("\"")))
-            stack[0].members.append((key: key, value: v))
+            writer.key(key)
+            writer.value(v)
+            return nil
+        }
+        guard let v else {
+            // A container: its text stays in place unless its schema retypes it.
+            let schema = tool?.typingSchema(forArgument: key)
+            if SchemaTyping.types(of: schema).isEmpty {
+                var delta = Array(memberPrefix(key).utf8)
+                delta.append(contentsOf: writer.lastMemberValue())
+                actions.append(.delta(EventText(utf8: delta)))
+                return nil
+            }
+            let text = writer.detachLastMember()
+            switch narrow(text.value, kind: kind, key: key) {
+            case .success(let typed):
+                actions.append(.delta(EventText(memberPrefix(key) + typed.jsonText)))
+                writer.key(key)
+                writer.value(typed)
+            case .failure(let e):
+                mismatches.append(e.line)
+            }
             return nil
         }
         switch narrow(v, kind: kind, key: key) {
         case .success(let typed):
             actions.append(.delta(EventText(memberPrefix(key) + typed.jsonText)))
-            stack[0].members.append((key: key, value: typed))
+            writer.key(key)
+            writer.value(typed)
         case .failure(let e):
             mismatches.append(e.line)
         }

@@ -1,6 +1,8 @@
 // ToolCallKit — an incremental JSON reader that resumes where the last chunk ended.
 
-/// Reads one JSON value from a ``ByteWindow``, a chunk at a time, and builds a ``JSONValue``.
+/// Reads one JSON value from a ``ByteWindow``, a chunk at a time, into a ``JSONSink``: a
+/// ``JSONValue`` tree (``JSONReader``) or its canonical text (``JSONTextReader``, what the
+/// grammars use: no tree is built, so a call's value costs about its own size).
 ///
 /// It never rereads a byte: all of its state (open containers, the string or number being
 /// read) lives in the reader, and ``advance(_:from:to:)`` continues from `pos`. It stops and
@@ -10,17 +12,26 @@
 /// Lenient where models are: raw control characters inside strings are kept. Strict elsewhere:
 /// a single quote, a trailing comma or a bare word is an error. It does not know about tool
 /// calls.
-struct JSONReader: Sendable {
+/// `true`, `false` and `null`.
+private let jsonWords: [[UInt8]] = [Array("true".utf8), Array("false".utf8), Array("null".utf8)]
+
+/// The reader that builds a ``JSONValue`` tree (``JSONValue/parse(_:maxDepth:)``).
+typealias JSONReader = JSONScanner<JSONTreeSink>
+/// The reader that writes canonical text (``CanonicalJSON``): the grammars' reader.
+typealias JSONTextReader = JSONScanner<CanonicalWriter>
+
+struct JSONScanner<Sink: JSONSink>: Sendable {
     /// What ``advance(_:from:to:)`` stopped for.
     enum Event {
         /// Every byte up to `end` is consumed; the value is not finished.
         case needMore
         /// A value began inside a container at `depth` (1 = a member of the top value) at `at`.
         case valueStart(depth: Int, key: String?, at: Int)
-        /// A value inside a container at `depth` ended; `end` is one past its last byte.
-        case valueEnd(depth: Int, key: String?, value: JSONValue, end: Int)
+        /// A value inside a container at `depth` ended; `end` is one past its last byte. With
+        /// ``detachesReported`` a member's value is taken out of the value being built.
+        case valueEnd(depth: Int, key: String?, value: Sink.Value, end: Int)
         /// The top value is complete; `end` is one past its last byte.
-        case complete(JSONValue, end: Int)
+        case complete(Sink.Value, end: Int)
         /// The bytes are not JSON; `at` is the offending byte.
         case error(String, at: Int)
         /// Nesting went deeper than ``maxDepth``.
@@ -56,12 +67,10 @@ struct JSONReader: Sendable {
 
     private struct Container {
         var isObject: Bool
-        var members: [(key: String, value: JSONValue)] = []
-        var elements: [JSONValue] = []
+        /// The key of the member being read, kept only at a reported depth.
         var key: String? = nil
     }
 
-    private static let words: [[UInt8]] = [Array("true".utf8), Array("false".utf8), Array("null".utf8)]
 
     /// Container depth at or below which value starts and ends are reported.
     var reportDepth: Int = 0
@@ -72,6 +81,11 @@ struct JSONReader: Sendable {
     private var stack: [Container] = []
     private var scratch: [UInt8] = []
     private var pendingHigh: UInt32 = 0
+    /// The value so far.
+    private var writer = Sink()
+    /// Reported members are taken out of the value being built (a call object's reader needs
+    /// its members, not the object: the arguments are then held once).
+    var detachesReported = false
 
     init(reportDepth: Int = 0, maxDepth: Int = 512) {
         self.reportDepth = reportDepth
@@ -91,10 +105,11 @@ struct JSONReader: Sendable {
     var isInTopLevelNumber: Bool { state == .number && stack.isEmpty }
 
     /// Ends a top-level number at end of input; returns the value when the text is a number.
-    mutating func finishTopLevelNumber() -> JSONValue? {
+    mutating func finishTopLevelNumber() -> Sink.Value? {
         guard isInTopLevelNumber, JSONReader.isValidNumber(scratch) else { return nil }
         state = .done
-        return .number(String(decoding: scratch, as: UTF8.self))
+        writer.literal(scratch)
+        return writer.take()
     }
 
     /// True inside a string body, where bytes up to a quote or a backslash are only copied
@@ -139,13 +154,16 @@ struct JSONReader: Sendable {
                     continue
                 }
                 flushPendingHigh()
-                let s = String(decoding: scratch, as: UTF8.self)
-                scratch.removeAll(keepingCapacity: true)
                 if isKey {
-                    stack[stack.count - 1].key = s
+                    writer.key(utf8: scratch[...])
+                    if stack.count <= reportDepth { stack[stack.count - 1].key = String(decoding: scratch, as: UTF8.self) }
+                    scratch.removeAll(keepingCapacity: true)
                     state = .colon
-                } else if let ev = finishValue(.string(s), end: pos) {
-                    return ev
+                } else {
+                    writer.string(utf8: scratch[...])
+                    // A long string's buffer is released: the value holds its text now.
+                    if scratch.capacity > 4096 { scratch = [] } else { scratch.removeAll(keepingCapacity: true) }
+                    if let ev = finishValue(end: pos) { return ev }
                 }
             case .escape(let isKey):
                 pos += 1
@@ -242,25 +260,22 @@ struct JSONReader: Sendable {
                 guard JSONReader.isValidNumber(scratch) else {
                     return .error("invalid number", at: pos)
                 }
-                let text = String(decoding: scratch, as: UTF8.self)
+                writer.literal(scratch)
                 scratch.removeAll(keepingCapacity: true)
-                if stack.isEmpty {
-                    state = .done
-                    return .complete(.number(text), end: pos)
-                }
-                if let ev = finishValue(.number(text), end: pos) { return ev }
+                if let ev = finishValue(end: pos) { return ev }
             case .literal(let word, let index):
-                let target = JSONReader.words[word]
+                let target = jsonWords[word]
                 guard b == target[index] else { return .error("invalid literal", at: pos) }
                 pos += 1
                 if index + 1 < target.count {
                     state = .literal(word: word, index: index + 1)
                     continue
                 }
-                let v: JSONValue = word == 0 ? .bool(true) : word == 1 ? .bool(false) : .null
-                if let ev = finishValue(v, end: pos) { return ev }
+                writer.literal(target)
+                if let ev = finishValue(end: pos) { return ev }
             case .done:
-                return .complete(.null, end: pos)
+                writer.literal(jsonWords[2])
+                return .complete(writer.take(), end: pos)
             }
         }
         return .needMore
@@ -272,9 +287,11 @@ struct JSONReader: Sendable {
         switch b {
         case UInt8(ascii: "{"):
             stack.append(Container(isObject: true))
+            writer.beginObject()
             state = .keyOrClose
         case UInt8(ascii: "["):
             stack.append(Container(isObject: false))
+            writer.beginArray()
             state = .valueOrClose
         case 0x22:
             state = .string(isKey: false)
@@ -295,28 +312,26 @@ struct JSONReader: Sendable {
     }
 
     private mutating func closeContainer(end: Int) -> Event? {
-        let c = stack.removeLast()
-        let v: JSONValue = c.isObject ? JSONValue.object(uniquing: c.members) : .array(c.elements)
-        return finishValue(v, end: end)
+        stack.removeLast()
+        writer.end()
+        return finishValue(end: end)
     }
 
-    /// Stores a finished value in its container (or completes the top value).
-    private mutating func finishValue(_ v: JSONValue, end: Int) -> Event? {
+    /// A value's text is written: completes the top value, or reports a member at a watched
+    /// depth.
+    private mutating func finishValue(end: Int) -> Event? {
         guard !stack.isEmpty else {
             state = .done
-            return .complete(v, end: end)
+            return .complete(writer.take(), end: end)
         }
         let i = stack.count - 1
-        let key = stack[i].key
-        if stack[i].isObject {
-            stack[i].members.append((key: key ?? "", value: v))
-            stack[i].key = nil
-        } else {
-            stack[i].elements.append(v)
-        }
         state = .afterValue
         if stack.count <= reportDepth {
-            return .valueEnd(depth: stack.count, key: stack[i].isObject ? key : nil, value: v, end: end)
+            let key = stack[i].key
+            stack[i].key = nil
+            let isMember = stack[i].isObject
+            let value = writer.lastValue(detach: detachesReported && isMember)
+            return .valueEnd(depth: stack.count, key: isMember ? key : nil, value: value, end: end)
         }
         return nil
     }
@@ -419,11 +434,18 @@ extension JSONValue {
     /// - Returns: the value, with object keys in wire order.
     /// - Throws: ``ParseError`` naming the first offending byte.
     public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 512) throws(ParseError) -> JSONValue {
+        try read(JSONReader.self, bytes, maxDepth: maxDepth)
+    }
+
+    /// Reads a complete JSON text into `Sink`'s value (white space around it allowed).
+    static func read<Sink: JSONSink>(_: JSONScanner<Sink>.Type, _ bytes: some Collection<UInt8>, maxDepth: Int)
+        throws(ParseError) -> Sink.Value
+    {
         var w = ByteWindow()
         w.append(Array(bytes))
-        var reader = JSONReader(maxDepth: maxDepth)
+        var reader = JSONScanner<Sink>(maxDepth: maxDepth)
         var pos = 0
-        var value: JSONValue?
+        var value: Sink.Value?
         loop: while true {
             switch reader.advance(w, from: &pos, to: w.end) {
             case .complete(let v, _):

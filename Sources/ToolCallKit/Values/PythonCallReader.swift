@@ -39,7 +39,7 @@ struct PythonCallReader: Sendable {
         /// Every byte received is consumed; the call is not finished.
         case needMore
         /// The call ended at `end` (one past its `)`), with these arguments.
-        case complete(JSONValue, end: Int)
+        case complete(CanonicalJSON, end: Int)
         /// The call ended at `end`, but a value does not fit its schema (one line per value).
         case invalid(String, end: Int)
         /// The bytes are not a Python call; `at` is the offending byte.
@@ -60,10 +60,13 @@ struct PythonCallReader: Sendable {
         case set
     }
 
+    /// An open bracket; its text is in ``writer``.
     private struct Container: Sendable {
         var kind: Kind
-        var members: [(key: String, value: JSONValue)] = []
-        var elements: [JSONValue] = []
+        /// Elements (or members) so far.
+        var count = 0
+        /// The first element of a `{` not yet known to be a dict or a set, when a scalar.
+        var first: JSONValue? = nil
         /// A dict key waiting for its value.
         var key: String? = nil
     }
@@ -141,7 +144,9 @@ struct PythonCallReader: Sendable {
     /// Whether the arguments' `{` was streamed.
     private var opened = false
     /// A wrapper argument held back until the call shows whether it is the only one.
-    private var held: (key: String, value: JSONValue?)?
+    private var held: (key: String, value: CanonicalJSON?)?
+    /// The arguments' canonical text so far (no tree: see ``CanonicalJSON``).
+    private var writer = CanonicalWriter()
     private var mismatches: [String] = []
 
     /// Creates a reader whose call name begins at `pos`.
@@ -166,7 +171,7 @@ struct PythonCallReader: Sendable {
         var reader = PythonCallReader(at: 0, tools: nil, maxDepth: maxDepth)
         var actions: [GrammarAction] = []
         guard case .complete(let args, let end) = reader.advance(w, actions: &actions, isFinal: true), end == w.end,
-            case .object(let members) = args, members.count == 1, members[0].key == "v"
+            case .object(let members) = args.value, members.count == 1, members[0].key == "v"
         else { return nil }
         return members[0].value
     }
@@ -269,6 +274,7 @@ struct PythonCallReader: Sendable {
                 guard b == UInt8(ascii: "(") else { return .error("expected '(' after the function name", at: pos) }
                 pos += 1
                 stack.append(Container(kind: .call))
+                writer.beginObject()
                 if stack.count > maxDepth { return .tooDeep(at: pos - 1) }
                 actions.append(.start(name: name ?? "", id: nil))
                 started = true
@@ -469,11 +475,19 @@ struct PythonCallReader: Sendable {
             pos += triple ? 3 : 1
             beginString(quote: b, raw: false, triple: triple, top: top, actions: &actions)
         case UInt8(ascii: "["), UInt8(ascii: "("), UInt8(ascii: "{"):
-            if top && b == UInt8(ascii: "{") && !opened && held == nil && stack[0].members.isEmpty
+            if top && b == UInt8(ascii: "{") && !opened && held == nil && stack[0].count == 0
                 && PythonCallReader.wrapperKeys.contains(argKey) && schema(for: argKey) == nil
             {
                 held = (argKey, nil)
             }
+            // The member's key goes before the container's text (a `{` opens as an array until
+            // its first element shows whether it is a dict or a set).
+            switch kind {
+            case .call: writer.key(argKey)
+            case .dict: if let key = stack[stack.count - 1].key { writer.key(key) }
+            default: break
+            }
+            writer.beginArray()
             stack.append(Container(kind: b == UInt8(ascii: "[") ? .list : b == UInt8(ascii: "(") ? .tuple : .braces))
             if stack.count > maxDepth { return .tooDeep(at: pos) }
             pos += 1
@@ -618,11 +632,12 @@ struct PythonCallReader: Sendable {
             pos += 1
             state = .value
         case (.braces, UInt8(ascii: ":")):
-            guard let key = PythonCallReader.keyText(stack[i].elements.removeLast()) else {
+            guard stack[i].count == 1, let first = stack[i].first, let key = PythonCallReader.keyText(first) else {
                 return .error("a dict key must be a string or a number", at: pos)
             }
             stack[i].kind = .dict
             stack[i].key = key
+            writer.makeObject()
             pos += 1
             state = .value
         case (.list, UInt8(ascii: "]")), (.tuple, UInt8(ascii: ")")), (.set, UInt8(ascii: "}")),
@@ -637,40 +652,61 @@ struct PythonCallReader: Sendable {
 
     private mutating func closeContainer(_ w: ByteWindow, actions: inout [GrammarAction]) -> Result? {
         let c = stack.removeLast()
-        let v: JSONValue
-        switch c.kind {
-        case .dict: v = .object(uniquing: c.members)
-        case .braces where c.elements.isEmpty: v = .object([])
-        default: v = .array(c.elements)
-        }
-        return finishValue(v, spelling: .literal, w, actions: &actions)
+        if c.kind == .braces && c.count == 0 { writer.makeObject() }
+        writer.end()
+        return finishValue(nil, spelling: .literal, w, actions: &actions)
     }
 
-    /// Stores a finished value in its container; a keyword argument's value is typed and
-    /// streamed.
-    private mutating func finishValue(_ v: JSONValue, spelling: Spelling, _ w: ByteWindow,
+    /// Stores a finished value in its container (`nil`: a container, whose text and key are
+    /// written already); a keyword argument's value is typed and streamed.
+    private mutating func finishValue(_ v: JSONValue?, spelling: Spelling, _ w: ByteWindow,
                                       actions: inout [GrammarAction]) -> Result? {
         let i = stack.count - 1
         state = .afterValue
         switch stack[i].kind {
         case .call:
-            let value = typed(v, spelling: spelling, source: w.slice(valueStart..<pos))
-            stack[i].members.append((key: argKey, value: value))
+            stack[i].count += 1
+            let source = w.slice(valueStart..<pos)
+            // A scalar is typed by its schema; a container's text is in the writer already.
+            var scalar: JSONValue? = nil
+            if let v {
+                scalar = typed(v, spelling: spelling, source: source)
+            } else if SchemaTyping.types(of: schema(for: argKey)) == ["string"] {
+                // A declared string keeps the literal's source text.
+                _ = writer.detachLastMember()
+                scalar = .string(SchemaTyping.trimSpace(String(decoding: source, as: UTF8.self)))
+            }
+            if let scalar {
+                writer.key(argKey)
+                writer.value(scalar)
+            }
             if held != nil && held?.key == argKey && held?.value == nil {
-                held?.value = value
+                held?.value = scalar.map { CanonicalJSON($0) } ?? CanonicalJSON(canonical: Array(writer.lastMemberValue()))
             } else if streaming {
                 streaming = false
+            } else if let scalar {
+                actions.append(.delta(EventText(prefix(argKey) + scalar.jsonText)))
             } else {
-                actions.append(.delta(EventText(prefix(argKey) + value.jsonText)))
+                var delta = Array(prefix(argKey).utf8)
+                delta.append(contentsOf: writer.lastMemberValue())
+                actions.append(.delta(EventText(utf8: delta)))
             }
-        case .list, .tuple, .set, .braces:
-            stack[i].elements.append(v)
+        case .list, .tuple, .set:
+            stack[i].count += 1
+            if let v { writer.value(v) }
+        case .braces:
+            stack[i].count += 1
+            if stack[i].count == 1 { stack[i].first = v }
+            if let v { writer.value(v) }
         case .dict:
             if let key = stack[i].key {
-                stack[i].members.append((key: key, value: v))
+                if let v {
+                    writer.key(key)
+                    writer.value(v)
+                }
                 stack[i].key = nil
             } else {
-                guard let key = PythonCallReader.keyText(v) else {
+                guard let v, let key = PythonCallReader.keyText(v) else {
                     return .error("a dict key must be a string or a number", at: pos)
                 }
                 stack[i].key = key
@@ -683,11 +719,12 @@ struct PythonCallReader: Sendable {
     private mutating func closeCall(actions: inout [GrammarAction]) -> Result {
         let c = stack.removeLast()
         state = .done
-        var arguments = JSONValue.object(uniquing: c.members)
+        writer.end()
+        var arguments = writer.take()
         if let h = held, let v = h.value {
             held = nil
-            if c.members.count == 1 && v.isObject {
-                actions.append(.delta(EventText(v.jsonText)))
+            if c.count == 1 && v.isObject {
+                actions.append(.delta(EventText(utf8: v.bytes)))
                 arguments = v
                 opened = true
                 return result(arguments)
@@ -699,7 +736,7 @@ struct PythonCallReader: Sendable {
         return result(arguments)
     }
 
-    private func result(_ arguments: JSONValue) -> Result {
+    private func result(_ arguments: CanonicalJSON) -> Result {
         mismatches.isEmpty ? .complete(arguments, end: pos) : .invalid(mismatches.joined(separator: "\n"), end: pos)
     }
 

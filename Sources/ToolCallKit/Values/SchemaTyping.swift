@@ -69,7 +69,7 @@ enum SchemaTyping {
     /// Types `text` by `schema` (nil: the no-schema rule).
     static func type(_ text: String, schema: JSONValue?) -> Result<JSONValue, Mismatch> {
         let ts = types(of: schema)
-        guard !ts.isEmpty else { return .success(untyped(text)) }
+        guard !ts.isEmpty else { return .success(untyped(Array(text.utf8)).value) }
         let trimmed = trimSpace(text)
         var order = ts
         if (trimmed == "null" || trimmed == "None"), let i = order.firstIndex(of: "null") {
@@ -83,22 +83,21 @@ enum SchemaTyping {
     }
 
     /// The no-schema rule: JSON scalars, objects and arrays are decoded; the rest is a string.
-    static func untyped(_ text: String) -> JSONValue {
-        let trimmed = trimSpace(text)
-        guard let first = trimmed.utf8.first else { return .string(text) }
-        switch first {
+    /// Read straight into canonical text (no tree: a value of many small items costs about its
+    /// own size).
+    static func untyped(_ text: [UInt8]) -> CanonicalJSON {
+        var s = 0
+        while s < text.count && JSONReader.isSpace(text[s]) { s += 1 }
+        guard s < text.count else { return .string(String(decoding: text, as: UTF8.self)) }
+        switch text[s] {
         case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"),
             UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-            if let v = try? JSONValue.parse(Array(trimmed.utf8)), !isString(v) { return v }
-            return .string(text)
+            // JSON allows the white space the trimmed text lacks: the whole text reads the same.
+            if let v = CanonicalJSON.parse(text), !v.isString { return v }
+            return .string(String(decoding: text, as: UTF8.self))
         default:
-            return .string(text)
+            return .string(String(decoding: text, as: UTF8.self))
         }
-    }
-
-    private static func isString(_ v: JSONValue) -> Bool {
-        if case .string = v { return true }
-        return false
     }
 
     private static func convert(_ text: String, trimmed: String, to type: String) -> JSONValue? {

@@ -28,8 +28,9 @@ struct TextArgumentEmitter: Sendable {
         case probe(ScalarProbe)
     }
 
-    private var members: [(key: String, value: JSONValue)] = []
-    /// The keys of `members`, for a constant-time "already given?" (a call with many
+    /// The arguments' canonical text so far (no tree: see ``CanonicalJSON``).
+    private var members = CanonicalWriter()
+    /// The keys given so far, for a constant-time "already given?" (a call with many
     /// parameters would otherwise cost the square of their number).
     private var memberKeys: Set<String> = []
     private var errors: [String] = []
@@ -151,46 +152,50 @@ struct TextArgumentEmitter: Sendable {
 
     /// The current value ended.
     mutating func endValue(actions: inout [GrammarAction]) {
-        let value: JSONValue
+        if members.depth == 0 { members.beginObject() }
         switch mode {
         case .stream:
             emit([UInt8(ascii: "\"")], actions: &actions)
-            value = .string(String(decoding: text, as: UTF8.self))
+            members.key(key)
+            members.string(utf8: text[...])
         case .held, .probe:
             if Self.nesting(buffer) > maxDepth {
                 tooDeep = true
                 silent = true
             }
-            var raw = String(decoding: buffer, as: UTF8.self)
-            if unescapeQuotedJSON { raw = Self.unescapedJSONIfNeeded(raw) }
-            let result: Result<JSONValue, SchemaTyping.Mismatch>
+            // The held text is let go before the value is stored: a value is held once.
+            var raw = buffer
+            buffer = []
+            if unescapeQuotedJSON { raw = Array(Self.unescapedJSONIfNeeded(String(decoding: raw, as: UTF8.self)).utf8) }
+            let result: Result<CanonicalJSON, SchemaTyping.Mismatch>
             if tooDeep {
-                result = .success(.null)  // the call is rejected as too_large
+                result = .success(CanonicalJSON(.null))  // the call is rejected as too_large
             } else if typed {
-                result = SchemaTyping.type(raw, schema: schema)
+                result = SchemaTyping.type(String(decoding: raw, as: UTF8.self), schema: schema).map { CanonicalJSON($0) }
             } else {
                 result = .success(SchemaTyping.untyped(raw))
             }
             switch result {
             case .success(let v):
-                value = v
-                var out: [UInt8] = []
-                v.write(to: &out)
-                emit(out, actions: &actions)
+                raw = []
+                emit(v.bytes, actions: &actions)
+                members.key(key)
+                members.canonical(v)
             case .failure(let m):
-                errors.append(SchemaTyping.detail(pointer: SchemaTyping.pointer(key), m, found: raw))
+                let text = String(decoding: raw, as: UTF8.self)
+                errors.append(SchemaTyping.detail(pointer: SchemaTyping.pointer(key), m, found: text))
                 silent = true
-                value = .string(raw)
+                members.key(key)
+                members.string(text)
             }
         }
-        members.append((key: key, value: value))
         memberKeys.insert(key)
         buffer.removeAll(keepingCapacity: true)
-        text.removeAll(keepingCapacity: true)
+        if text.capacity > 4096 { text = [] } else { text.removeAll(keepingCapacity: true) }
     }
 
     /// The call ended: its arguments, or the `invalid_arguments` detail.
-    mutating func finishCall(actions: inout [GrammarAction]) -> Result<JSONValue, ArgumentsMismatch> {
+    mutating func finishCall(actions: inout [GrammarAction]) -> Result<CanonicalJSON, ArgumentsMismatch> {
         if tooDeep {
             return .failure(ArgumentsMismatch(reason: .tooLarge, detail: "a value nested deeper than \(maxDepth)"))
         }
@@ -198,7 +203,9 @@ struct TextArgumentEmitter: Sendable {
             return .failure(ArgumentsMismatch(reason: .invalidArguments, detail: errors.joined(separator: "\n")))
         }
         emit(Array((began == 0 ? "{}" : "}").utf8), actions: &actions)
-        return .success(JSONValue.object(uniquing: members))
+        if members.depth == 0 { members.beginObject() }
+        members.end()
+        return .success(members.take())
     }
 
     private mutating func streamPiece(_ bytes: ArraySlice<UInt8>, actions: inout [GrammarAction]) {
@@ -242,13 +249,13 @@ struct TextArgumentEmitter: Sendable {
     static func unescapedJSONIfNeeded(_ raw: String) -> String {
         let t = SchemaTyping.trimSpace(raw)
         guard let f = t.utf8.first, f == UInt8(ascii: "{") || f == UInt8(ascii: "["),
-            t.utf8.contains(UInt8(ascii: "\\")), (try? JSONValue.parse(Array(t.utf8))) == nil
+            t.utf8.contains(UInt8(ascii: "\\")), CanonicalJSON.parse(Array(t.utf8)) == nil
         else { return raw }
         var quoted: [UInt8] = [UInt8(ascii: "\"")]
         quoted.append(contentsOf: t.utf8)
         quoted.append(UInt8(ascii: "\""))
         guard case .string(let inner)? = try? JSONValue.parse(quoted),
-            (try? JSONValue.parse(Array(inner.utf8))) != nil
+            CanonicalJSON.parse(Array(inner.utf8)) != nil
         else { return raw }
         return inner
     }
