@@ -143,7 +143,11 @@ public struct ToolSet: Sendable, Equatable {
     /// property (any key, when the schema lists none) and every required property is present.
     /// For formats whose call may arrive without a usable name (Kimi's bare counter ids).
     func tools(admittingKeysOf arguments: CanonicalJSON) -> [ToolDefinition] {
-        guard arguments.isObject, case .object(let members) = arguments.value else { return [] }
+        arguments.isObject ? tools(admittingKeysOf: arguments.value) : []
+    }
+
+    func tools(admittingKeysOf arguments: JSONValue) -> [ToolDefinition] {
+        guard case .object(let members) = arguments else { return [] }
         let keys = Set(members.map(\.key))
         return tools.filter { $0.typing.admits(keys: keys) }
     }

@@ -60,6 +60,13 @@ struct CanonicalJSON: Sendable, Hashable {
     }
 
     func hash(into h: inout Hasher) { h.combine(value) }
+
+    /// The member under `key`, when the value is an object that has it (builds the tree).
+    subscript(key: String) -> JSONValue? { value[key] }
+
+    /// Whether the text stands for `b`.
+    static func == (a: CanonicalJSON, b: JSONValue) -> Bool { a.value == b }
+    static func == (a: JSONValue, b: CanonicalJSON) -> Bool { a == b.value }
 }
 
 // MARK: - Sinks
