@@ -13,6 +13,11 @@ struct ByteWindow: Sendable {
     /// The absolute offset of the first retained byte.
     private(set) var base: Int = 0
 
+    init() {}
+
+    /// A window over `bytes` at offset 0, sharing their storage (no copy).
+    init(holding bytes: [UInt8]) { storage = bytes }
+
     /// One past the absolute offset of the last byte received.
     var received: Int { base + storage.count }
 

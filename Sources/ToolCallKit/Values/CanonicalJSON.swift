@@ -162,7 +162,7 @@ struct JSONTreeSink: JSONSink {
 /// the object closes: an object whose keys repeat (rare) is rewritten in place, first position
 /// and last value, as ``JSONValue/object(uniquing:)`` would build it.
 struct CanonicalWriter: JSONSink {
-    private struct Frame: Sendable {
+    fileprivate struct Frame: Sendable {
         /// Offset of the opening bracket.
         var start: Int
         var isObject: Bool
@@ -328,8 +328,28 @@ struct CanonicalWriter: JSONSink {
         return CanonicalJSON(canonical: Array(out[(f.lastMemberStart + (f.count > 1 ? 1 : 0))...]))
     }
 
+    /// The text written from `offset` on.
+    func text(from offset: Int) -> ArraySlice<UInt8> { out[offset...] }
+
     /// Current length of the text.
     var count: Int { out.count }
+
+    /// Where the text and its open containers stand, to go back to (``restore(_:)``).
+    struct Checkpoint: Sendable {
+        fileprivate var count: Int
+        fileprivate var frames: [Frame]
+        fileprivate var keys: Int
+    }
+
+    /// The state now: a value written after it can be taken back.
+    func checkpoint() -> Checkpoint { Checkpoint(count: out.count, frames: frames, keys: keyStarts.count) }
+
+    /// Drops everything written since `c`.
+    mutating func restore(_ c: Checkpoint) {
+        out.removeSubrange(c.count...)
+        frames = c.frames
+        keyStarts.removeSubrange(c.keys...)
+    }
 
     /// Hands over the text (the writer is left empty).
     mutating func take() -> CanonicalJSON {

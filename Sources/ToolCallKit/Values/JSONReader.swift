@@ -86,10 +86,34 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
     /// Reported members are taken out of the value being built (a call object's reader needs
     /// its members, not the object: the arguments are then held once).
     var detachesReported = false
+    /// The value is written on into a sink given at creation, not taken out of it.
+    private var continuing = false
 
     init(reportDepth: Int = 0, maxDepth: Int = 512) {
         self.reportDepth = reportDepth
         self.maxDepth = maxDepth
+    }
+
+    /// A reader that writes its value on into `sink` (after what it holds: a member's key, say)
+    /// and leaves it there: ``Event/complete(_:end:)`` then carries an empty value and
+    /// ``takeSink()`` gives the sink back.
+    init(into sink: Sink, maxDepth: Int = 512) {
+        self.maxDepth = maxDepth
+        writer = sink
+        continuing = true
+    }
+
+    /// What ``Event/complete(_:end:)`` carries for a reader that writes into a given sink.
+    private static var emptyValue: Sink.Value {
+        var s = Sink()
+        return s.take()
+    }
+
+    /// The sink, with the value written into it (after ``init(into:maxDepth:)``).
+    mutating func takeSink() -> Sink {
+        var s = Sink()
+        swap(&s, &writer)
+        return s
     }
 
     /// Current number of open containers.
@@ -109,7 +133,7 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
         guard isInTopLevelNumber, JSONReader.isValidNumber(scratch) else { return nil }
         state = .done
         writer.literal(scratch)
-        return writer.take()
+        return continuing ? Self.emptyValue : writer.take()
     }
 
     /// True inside a string body, where bytes up to a quote or a backslash are only copied
@@ -322,7 +346,7 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
     private mutating func finishValue(end: Int) -> Event? {
         guard !stack.isEmpty else {
             state = .done
-            return .complete(writer.take(), end: end)
+            return .complete(continuing ? Self.emptyValue : writer.take(), end: end)
         }
         let i = stack.count - 1
         state = .afterValue
@@ -441,9 +465,16 @@ extension JSONValue {
     static func read<Sink: JSONSink>(_: JSONScanner<Sink>.Type, _ bytes: some Collection<UInt8>, maxDepth: Int)
         throws(ParseError) -> Sink.Value
     {
-        var w = ByteWindow()
-        w.append(Array(bytes))
         var reader = JSONScanner<Sink>(maxDepth: maxDepth)
+        return try read(&reader, bytes, maxDepth: maxDepth)
+    }
+
+    /// Reads a complete JSON text with `reader`.
+    static func read<Sink: JSONSink>(_ reader: inout JSONScanner<Sink>, _ bytes: some Collection<UInt8>, maxDepth: Int)
+        throws(ParseError) -> Sink.Value
+    {
+        // An array is read in place (a value's held text is not copied again).
+        let w = (bytes as? [UInt8]).map { ByteWindow(holding: $0) } ?? ByteWindow(holding: Array(bytes))
         var pos = 0
         var value: Sink.Value?
         loop: while true {

@@ -86,18 +86,33 @@ enum SchemaTyping {
     /// Read straight into canonical text (no tree: a value of many small items costs about its
     /// own size).
     static func untyped(_ text: [UInt8]) -> CanonicalJSON {
+        var w = CanonicalWriter()
+        untyped(text, into: &w)
+        return w.take()
+    }
+
+    /// The no-schema rule, the value written into `writer` (after its key): no copy of the
+    /// value is made on the way.
+    static func untyped(_ text: [UInt8], into writer: inout CanonicalWriter) {
         var s = 0
         while s < text.count && JSONReader.isSpace(text[s]) { s += 1 }
-        guard s < text.count else { return .string(String(decoding: text, as: UTF8.self)) }
-        switch text[s] {
-        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-            // JSON allows the white space the trimmed text lacks: the whole text reads the same.
-            if let v = CanonicalJSON.parse(text), !v.isString { return v }
-            return .string(String(decoding: text, as: UTF8.self))
-        default:
-            return .string(String(decoding: text, as: UTF8.self))
+        if s < text.count {
+            switch text[s] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                // JSON allows the white space the trimmed text lacks: the whole text reads the same.
+                let mark = writer.checkpoint()
+                let start = writer.count
+                var reader = JSONTextReader(into: writer, maxDepth: 512)
+                writer = CanonicalWriter()
+                let ok = (try? JSONValue.read(&reader, text, maxDepth: 512)) != nil
+                writer = reader.takeSink()
+                if ok && writer.text(from: start).first != UInt8(ascii: "\"") { return }
+                writer.restore(mark)
+            default: break
+            }
         }
+        writer.string(String(decoding: text, as: UTF8.self))
     }
 
     private static func convert(_ text: String, trimmed: String, to type: String) -> JSONValue? {

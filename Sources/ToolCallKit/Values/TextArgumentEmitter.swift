@@ -167,20 +167,30 @@ struct TextArgumentEmitter: Sendable {
             var raw = buffer
             buffer = []
             if unescapeQuotedJSON { raw = Array(Self.unescapedJSONIfNeeded(String(decoding: raw, as: UTF8.self)).utf8) }
-            let result: Result<CanonicalJSON, SchemaTyping.Mismatch>
+            let result: Result<JSONValue, SchemaTyping.Mismatch>
             if tooDeep {
-                result = .success(CanonicalJSON(.null))  // the call is rejected as too_large
+                result = .success(.null)  // the call is rejected as too_large
             } else if typed {
-                result = SchemaTyping.type(String(decoding: raw, as: UTF8.self), schema: schema).map { CanonicalJSON($0) }
+                result = SchemaTyping.type(String(decoding: raw, as: UTF8.self), schema: schema)
             } else {
-                result = .success(SchemaTyping.untyped(raw))
+                // Read straight into the arguments' text; the delta is a copy of it.
+                members.key(key)
+                let start = members.count
+                SchemaTyping.untyped(raw, into: &members)
+                raw = []
+                emit(Array(members.text(from: start)), actions: &actions)
+                memberKeys.insert(key)
+                if text.capacity > 4096 { text = [] } else { text.removeAll(keepingCapacity: true) }
+                return
             }
             switch result {
             case .success(let v):
                 raw = []
-                emit(v.bytes, actions: &actions)
+                var out: [UInt8] = []
+                v.write(to: &out)
+                emit(out, actions: &actions)
                 members.key(key)
-                members.canonical(v)
+                members.value(v)
             case .failure(let m):
                 let text = String(decoding: raw, as: UTF8.self)
                 errors.append(SchemaTyping.detail(pointer: SchemaTyping.pointer(key), m, found: text))
