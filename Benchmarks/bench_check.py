@@ -30,9 +30,15 @@ EXTRA = [(w, f, c) for f in ["json", "xml_function"]
     ("near-miss", "gemma4", 64), ("escaped-argument", "gemma4", 4096), ("near-miss", "kimi_k2", 64),
     # Validation cost per call against hostile schemas (anyOf over a shared $ref, a long enum,
     # a catastrophic pattern): bounded by the call and the schema, not their product.
-    ("validation", "json", 4096), ("validation", "xml_function", 4096)]
+    ("validation", "json", 4096), ("validation", "xml_function", 4096)] + [
+    # Arguments of many small values (MemoryWorkloads.swift): time and held memory, and
+    # near-miss floods of the formats not covered above.
+    (w, f, 4096) for f in ["json", "xml_function", "mistral", "lfm2", "gemma4"]
+    for w in ["small-values", "nested-arrays", "short-strings", "near-cap"]
+    if not (w == "small-values" and f in ["json", "xml_function"])] + [
+    ("near-miss", f, 64) for f in ["lfm2", "glm4", "gemma", "minimax_m2", "mistral", "llama3"]]
 # Workloads whose peak heap (dhat's t-gmax) per input byte is measured and checked.
-PEAK = {"small-values"}
+PEAK = {"small-values", "nested-arrays", "short-strings", "near-cap"}
 
 
 def run(cmd):

@@ -34,10 +34,12 @@ struct Workload {
     var expectedInvalid = 0
     /// For many-parameters: how many parameters the call has.
     var expectedParameters = 0
+    /// The decoder's call cap, when not the default (near-cap).
+    var maxCallBytes: Limit? = nil
 }
 
 enum Workloads {
-    static let names = ["prose", "agentic", "long-argument", "escaped-argument", "many-parameters", "near-miss", "small-values", "validation"]
+    static let names = ["prose", "agentic", "long-argument", "escaped-argument", "many-parameters", "near-miss", "small-values", "validation"] + memoryNames
 
     /// The validation workload's tool: the schema shapes that once cost a product or an
     /// exponential of the call and the schema (an anyOf over a shared $ref 16 deep, a 250-value
@@ -164,6 +166,7 @@ enum Workloads {
     }
 
     static func make(_ name: String, format: ToolCallFormat, size: Int) -> Workload {
+        if let w = makeMemory(name, format: format, size: size) { return w }
         var rng = SeededGenerator(state: 0x5EED_0000 &+ UInt64(size))
         switch name {
         case "prose":

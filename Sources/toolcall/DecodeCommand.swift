@@ -102,13 +102,28 @@ struct EventWriter {
         }
     }
 
-    /// Writes the events; false when the reader has gone (EPIPE).
+    /// Writes the events; false when the reader has gone (EPIPE). A batch past 1 MiB (a large
+    /// call's lines) is written before the next event is encoded, and its buffer let go, so
+    /// output holds about one large line at a time.
     mutating func write(_ events: [ToolCallEvent]) -> Bool {
         guard !events.isEmpty else { return true }
-        out.removeAll(keepingCapacity: true)
+        out.removeAll(keepingCapacity: out.capacity <= 1 << 20)
         diagnostics.removeAll(keepingCapacity: true)
-        lines.write(events, lines: &out, diagnostics: &diagnostics)
-        if !diagnostics.isEmpty { StandardStreams.writeError(String(decoding: diagnostics, as: UTF8.self)) }
+        for e in events {
+            lines.write(e, lines: &out, diagnostics: &diagnostics)
+            if out.count > 1 << 20 {
+                guard flush() else { return false }
+                out = []
+            }
+        }
+        return flush()
+    }
+
+    private mutating func flush() -> Bool {
+        if !diagnostics.isEmpty {
+            StandardStreams.writeError(String(decoding: diagnostics, as: UTF8.self))
+            diagnostics.removeAll(keepingCapacity: true)
+        }
         return out.isEmpty || StandardStreams.writeOut(out)
     }
 }

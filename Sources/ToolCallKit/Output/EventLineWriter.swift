@@ -34,16 +34,20 @@ public struct EventLineWriter: Sendable {
     ///   - diagnostics: where rejections go in OpenAI mode (standard error for the tool);
     ///     untouched in events mode.
     public mutating func write(_ events: [ToolCallEvent], lines: inout [UInt8], diagnostics: inout [UInt8]) {
+        for e in events { write(e, lines: &lines, diagnostics: &diagnostics) }
+    }
+
+    /// Appends the lines of one event (a caller may then write out what a large one made
+    /// before the next is encoded).
+    public mutating func write(_ e: ToolCallEvent, lines: inout [UInt8], diagnostics: inout [UInt8]) {
         switch mode {
         case .events(let raw):
-            for e in events {
-                EventJSONEncoder.encode(e, raw: raw, into: &lines)
-                lines.append(0x0A)
-            }
+            EventJSONEncoder.encode(e, raw: raw, into: &lines)
+            lines.append(0x0A)
         case .openAI(var encoder):
             // Take the encoder out while it changes, so its state is not copied.
             mode = .events(raw: false)
-            for e in events {
+            do {
                 let encoded = encoder.encode(e)
                 for line in encoded.chunks {
                     lines.append(contentsOf: line.utf8)

@@ -644,7 +644,9 @@ public struct ToolCallDecoder: Sendable {
                 return
             }
             current = .none
-            let raw = window.bytes(cut..<end)
+            // The call's input is copied only when raw spans were asked for: otherwise the
+            // accepted call holds its arguments' text and nothing else.
+            let raw = options.rawSpans ? window.bytes(cut..<end) : nil
             cut = end
             accepted += 1
             if options.wholeCalls {
@@ -657,8 +659,7 @@ public struct ToolCallDecoder: Sendable {
             events.append(
                 .toolCall(
                     ToolCall(
-                        index: index, id: id, name: name, canonicalArguments: arguments,
-                        raw: options.rawSpans ? raw : nil)))
+                        index: index, id: id, name: name, canonicalArguments: arguments, raw: raw)))
         }
     }
 

@@ -300,7 +300,7 @@ struct CanonicalWriter: JSONSink {
         let valueStart = k + 2  // past the closing quote and the colon
         let memberStart = frames[i].lastMemberStart
         frames[i].count -= 1
-        if valueStart > out.count / 2 {
+        if out.count - valueStart > out.count / 2 {
             // The value is most of the text (a call object's arguments): move the text before
             // it aside instead of copying the value.
             let head = Array(out[..<memberStart])
