@@ -116,6 +116,8 @@ struct ObjectWriter {
     /// A value given as JSON text already (a call's stored arguments): copied as it is.
     mutating func rawField(_ k: StaticString, _ json: [UInt8]) {
         key(k)
+        // Room for the rest of the line at once: a large call's line is not grown by doubling.
+        if json.count > 4096 && out.count + json.count > out.capacity { out.reserveCapacity(out.count + json.count + 64) }
         out.append(contentsOf: json)
     }
 
@@ -129,6 +131,16 @@ struct ObjectWriter {
             for i in 0..<16 { bytes[i] = UInt8(truncatingIfNeeded: (i < 8 ? lo : hi) >> UInt64((i & 7) &* 8)) }
             out.append(UInt8(ascii: "\""))
             JSONValue.writeEscaped(bytes.span.extracting(0..<Int(count)), to: &out)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        if case .bytes(let b) = v.storage, b.count > 4096, UTF8Boundary.isValid(b[...]) {
+            // A large fragment (a value sent whole) is escaped from its own bytes, into room
+            // made once, without a `String` copy.
+            key(k)
+            if out.count + b.count > out.capacity { out.reserveCapacity(out.count + b.count + b.count / 8 + 64) }
+            out.append(UInt8(ascii: "\""))
+            JSONValue.writeEscaped(b.span, to: &out)
             out.append(UInt8(ascii: "\""))
             return
         }
