@@ -289,24 +289,33 @@ struct CallObjectReader: Sendable {
                         streamer = RawDeltaStreamer(from: at)
                     }
                 }
-            case .valueEnd(let depth, let key, let value, let end):
+            case .valueEnd(let depth, let key, _, let end):
+                // Each member is taken out of the object's text as it ends (nothing is kept
+                // that is not needed; the arguments are held once).
+                guard let key else { continue }
                 if depth == callDepth {
                     switch key {
                     case "name":
-                        if name == nil, let s = value.stringValue { name = s }
+                        let s = reader.detachReportedString()
+                        if name == nil, let s { name = s }
                     case "id":
-                        if id == nil, let s = value.stringValue { id = s }
+                        let s = reader.detachReportedString()
+                        if id == nil, let s { id = s }
                     case let k where CallObjectReader.isArgumentsKey(k):
                         if argsEnd == nil {
                             argsEnd = end
-                            argsValue = value
+                            argsValue = reader.detachReported()
                             streamer?.flush(w, upTo: end, final: true, actions: &actions)
                             streamer = nil
+                        } else {
+                            reader.dropReported()
                         }
-                    default: break
+                    default: reader.dropReported()
                     }
-                } else if depth == 1 && key == "id" && id == nil, let s = value.stringValue {
-                    id = s
+                } else if depth == 1 && key == "id" && id == nil {
+                    id = reader.detachReportedString()
+                } else {
+                    reader.dropReported()
                 }
             case .complete(_, let end):
                 var args = argsValue

@@ -47,8 +47,13 @@ struct CanonicalJSON: Sendable, Hashable {
     /// The typed value, built from the text (O(n)).
     var value: JSONValue { JSONValue(canonical: bytes[...]) }
 
-    /// The string, when the value is a string.
-    var stringValue: String? { isString ? value.stringValue : nil }
+    /// The string, when the value is a string (without a tree when it has no escape).
+    var stringValue: String? {
+        guard isString else { return nil }
+        let body = bytes[1..<(bytes.count - 1)]
+        if !body.contains(UInt8(ascii: "\\")) { return String(decoding: body, as: UTF8.self) }
+        return value.stringValue
+    }
 
     /// The text as a `String`.
     var jsonText: String { String(decoding: bytes, as: UTF8.self) }
@@ -168,7 +173,7 @@ struct CanonicalWriter: JSONSink {
         var isObject: Bool
         /// Members or elements written so far.
         var count = 0
-        /// Index in `keyStarts` of this object's first key.
+        /// Index in `keyStarts` of this object's second key (the first is at `start + 1`).
         var keyBase: Int
         /// Offset where the last member's text (its comma included) begins.
         var lastMemberStart = 0
@@ -177,7 +182,8 @@ struct CanonicalWriter: JSONSink {
     /// The text written so far.
     private(set) var out: [UInt8] = []
     private var frames: [Frame] = []
-    /// Offsets of the opening quote of every key of every open object, innermost last.
+    /// Offsets of the opening quote of every key but the first (which follows the brace) of
+    /// every open object, innermost last: an object with one key stores none.
     private var keyStarts: [Int] = []
 
     init() {}
@@ -194,13 +200,25 @@ struct CanonicalWriter: JSONSink {
         frames[i].count += 1
     }
 
+    /// First use: room for a call's text and keys, so they are not grown from a few bytes
+    /// (each growth is an allocation and a copy).
+    @inline(__always)
+    private mutating func prepare() {
+        guard frames.capacity == 0 else { return }
+        frames.reserveCapacity(4)
+        keyStarts.reserveCapacity(32)
+        if out.capacity < 4096 { out.reserveCapacity(4096) }
+    }
+
     mutating func beginObject() {
+        prepare()
         slot()
         frames.append(Frame(start: out.count, isObject: true, keyBase: keyStarts.count))
         out.append(UInt8(ascii: "{"))
     }
 
     mutating func beginArray() {
+        prepare()
         slot()
         frames.append(Frame(start: out.count, isObject: false, keyBase: keyStarts.count))
         out.append(UInt8(ascii: "["))
@@ -211,14 +229,26 @@ struct CanonicalWriter: JSONSink {
     mutating func key(utf8 bytes: ArraySlice<UInt8>) {
         let i = frames.count - 1
         frames[i].lastMemberStart = out.count
-        if frames[i].count > 0 { out.append(UInt8(ascii: ",")) }
+        if frames[i].count > 0 {
+            out.append(UInt8(ascii: ","))
+            keyStarts.append(out.count)
+        }
         frames[i].count += 1
-        keyStarts.append(out.count)
         writeString(utf8: bytes)
         out.append(UInt8(ascii: ":"))
     }
 
-    mutating func key(_ s: String) { key(utf8: Array(s.utf8)[...]) }
+    mutating func key(_ s: String) {
+        let i = frames.count - 1
+        frames[i].lastMemberStart = out.count
+        if frames[i].count > 0 {
+            out.append(UInt8(ascii: ","))
+            keyStarts.append(out.count)
+        }
+        frames[i].count += 1
+        JSONValue.writeString(s, to: &out)
+        out.append(UInt8(ascii: ":"))
+    }
 
     /// A string value from its decoded bytes.
     mutating func string(utf8 bytes: ArraySlice<UInt8>) {
@@ -252,7 +282,7 @@ struct CanonicalWriter: JSONSink {
 
     private mutating func writeString(utf8 bytes: ArraySlice<UInt8>) {
         out.append(UInt8(ascii: "\""))
-        if UTF8Boundary.isValid(bytes) {
+        if (try? UTF8Span(validating: bytes.span)) != nil {
             JSONValue.writeEscaped(bytes.span, to: &out)
         } else {
             let s = String(decoding: bytes, as: UTF8.self)
@@ -290,7 +320,7 @@ struct CanonicalWriter: JSONSink {
     mutating func detachLastMember() -> CanonicalJSON {
         let i = frames.count - 1
         precondition(frames[i].isObject && frames[i].count > 0, "no member to detach")
-        let keyStart = keyStarts.removeLast()
+        let keyStart = frames[i].count == 1 ? frames[i].start + 1 : keyStarts.removeLast()
         var k = keyStart + 1
         var escaped = false
         while escaped || out[k] != UInt8(ascii: "\"") {
@@ -316,14 +346,36 @@ struct CanonicalWriter: JSONSink {
 
     /// The text of the innermost object's last member's value, in place.
     func lastMemberValue() -> ArraySlice<UInt8> {
-        out[(keyEnd(keyStarts[keyStarts.count - 1]) + 1)...]
+        out[(keyEnd(lastKeyStart) + 1)...]
+    }
+
+    /// The offset of the innermost object's last key.
+    private var lastKeyStart: Int {
+        let f = frames[frames.count - 1]
+        return f.count == 1 ? f.start + 1 : keyStarts[keyStarts.count - 1]
+    }
+
+    /// Drops the innermost object's last member; returns its value when it is a string.
+    mutating func dropLastMember() -> String? {
+        let v = lastMemberValue()
+        var s: String?
+        if v.first == UInt8(ascii: "\""), v.count >= 2 {
+            let body = v.dropFirst().dropLast()
+            s = body.contains(UInt8(ascii: "\\"))
+                ? CanonicalJSON(canonical: Array(v)).value.stringValue : String(decoding: body, as: UTF8.self)
+        }
+        let i = frames.count - 1
+        if frames[i].count > 1 { keyStarts.removeLast() }
+        frames[i].count -= 1
+        out.removeSubrange(frames[i].lastMemberStart...)
+        return s
     }
 
     mutating func lastValue(detach: Bool) -> CanonicalJSON {
         let f = frames[frames.count - 1]
         if f.isObject {
             if detach { return detachLastMember() }
-            return CanonicalJSON(canonical: Array(out[(keyEnd(keyStarts[keyStarts.count - 1]) + 1)...]))
+            return CanonicalJSON(canonical: Array(lastMemberValue()))
         }
         return CanonicalJSON(canonical: Array(out[(f.lastMemberStart + (f.count > 1 ? 1 : 0))...]))
     }
@@ -390,28 +442,35 @@ struct CanonicalWriter: JSONSink {
     /// Rewrites the object that just closed (`f`) when two of its keys are equal.
     private mutating func uniqueKeys(_ f: Frame) {
         let base = f.keyBase
-        let n = keyStarts.count - base
+        let n = keyStarts.count - base + 1
+        // Key k's offset: the first follows the brace.
+        func start(_ k: Int) -> Int { k == 0 ? f.start + 1 : keyStarts[base + k - 1] }
         var duplicate = false
         if n <= 32 {
-            search: for a in base..<(base + n) {
-                for b in (a + 1)..<(base + n) where Self.compareKeys(out, keyStarts[a], keyStarts[b]) == 0 {
+            search: for a in 0..<n {
+                for b in (a + 1)..<n where Self.compareKeys(out, start(a), start(b)) == 0 {
                     duplicate = true
                     break search
                 }
             }
         } else {
-            // Sorted by key bytes in place (the offsets are restored by sorting them again).
-            let text = out
-            keyStarts[base...].sort { Self.compareKeys(text, $0, $1) < 0 }
-            for k in (base + 1)..<(base + n) where Self.compareKeys(text, keyStarts[k - 1], keyStarts[k]) == 0 {
-                duplicate = true
-                break
+            // A large object: keys by their hash (one table, made once), equal hashes compared.
+            var seen: [Int: Int] = Dictionary(minimumCapacity: n)
+            search: for k in 0..<n {
+                let o = start(k)
+                var h = Hasher()
+                unsafe out[o..<keyEnd(o)].withUnsafeBytes { unsafe h.combine(bytes: $0) }
+                // Equal hashes (a duplicate, or rarely a collision) take the rebuild, which
+                // compares the keys themselves and gives the same text when none repeats.
+                if seen.updateValue(o, forKey: h.finalize()) != nil {
+                    duplicate = true
+                    break search
+                }
             }
-            keyStarts[base...].sort()
         }
         guard duplicate else { return }
         // Member k: key [starts[k], keyEnd), value up to the next member's comma or the `}`.
-        let starts = Array(keyStarts[base...])
+        let starts = [f.start + 1] + keyStarts[base...]
         let close = out.count - 1
         var members: [(key: ArraySlice<UInt8>, value: Range<Int>)] = []
         members.reserveCapacity(n)

@@ -103,6 +103,9 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
         continuing = true
     }
 
+    /// With ``detachesReported``: the member just reported, taken out of the value.
+    mutating func detachReported() -> Sink.Value { writer.lastValue(detach: true) }
+
     /// What ``Event/complete(_:end:)`` carries for a reader that writes into a given sink.
     private static var emptyValue: Sink.Value {
         var s = Sink()
@@ -354,7 +357,8 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
             let key = stack[i].key
             stack[i].key = nil
             let isMember = stack[i].isObject
-            let value = writer.lastValue(detach: detachesReported && isMember)
+            // With detachesReported the caller takes the member itself (``detachReported()``).
+            let value = detachesReported ? Self.emptyValue : writer.lastValue(detach: false)
             return .valueEnd(depth: stack.count, key: isMember ? key : nil, value: value, end: end)
         }
         return nil
@@ -506,4 +510,13 @@ extension JSONValue {
     public static func parse(_ text: String) throws(ParseError) -> JSONValue {
         try parse(Array(text.utf8))
     }
+}
+
+extension JSONScanner where Sink == CanonicalWriter {
+    /// With ``detachesReported``: the string member just reported, dropped from the value
+    /// (nil when it is not a string). A short string costs no allocation.
+    mutating func detachReportedString() -> String? { writer.dropLastMember() }
+
+    /// With ``detachesReported``: drops the member just reported.
+    mutating func dropReported() { _ = writer.dropLastMember() }
 }

@@ -217,7 +217,8 @@ extension JSONValue {
         // whole output on every run, quadratic in escape-heavy strings.
         let needed = out.count + (to - from)
         if needed > out.capacity { out.reserveCapacity(max(needed, out.capacity * 2)) }
-        for j in from..<to { out.append(bytes[j]) }
+        // One copy of the run (the arguments' strings are escaped while they are read).
+        unsafe bytes.extracting(from..<to).withUnsafeBufferPointer { unsafe out.append(contentsOf: $0) }
     }
 }
 
