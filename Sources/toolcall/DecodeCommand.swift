@@ -212,18 +212,11 @@ enum StandardStreams {
 /// Format names in messages: suggestions for names that are not formats, and the evidence
 /// behind an inferred format that is only a default.
 enum FormatNames {
-    /// Names people try that are model families, with the format those models write.
-    static let families: [(names: [String], format: ToolCallFormat, who: String)] = [
-        (["qwen", "qwen2", "qwen2.5", "qwen3", "hermes", "hermes2", "hermes3", "nous"], .json, "Qwen and Hermes models write"),
-        (["qwen3-coder", "qwen3_coder", "qwen3coder", "qwen_coder", "nemotron"], .xmlFunction, "Qwen3-Coder writes"),
-        (["llama", "llama3.1", "llama3.2", "llama3.3", "llama3_json", "llama-3"], .llama3, "Llama 3 models write"),
-        (["glm", "glm45", "glm4.5", "glm4.6", "glm4_moe", "glm47"], .glm4, "GLM 4.5 and later write"),
-        (["kimi", "kimi-k2", "kimik2"], .kimiK2, "Kimi K2 writes"),
-        (["minimax", "minimax-m2", "minimaxm2"], .minimaxM2, "MiniMax M2 writes"),
-        (["functiongemma", "function_gemma"], .gemma, "FunctionGemma writes"),
-        (["lfm", "lfm2.5", "liquid"], .lfm2, "Liquid LFM2 writes"),
-        (["mixtral", "magistral", "devstral"], .mistral, "Mistral models write"),
-    ]
+    /// Names people try that are model families, with the format those models write (each
+    /// format declares its own).
+    static var families: [(names: [String], format: ToolCallFormat, who: String)] {
+        ToolCallFormat.allCases.compactMap { f in f.definition.familyNames.map { ($0.names, f, $0.who) } }
+    }
 
     /// The message for `--format NAME` when NAME is not a format.
     static func unknown(_ name: String) -> String {

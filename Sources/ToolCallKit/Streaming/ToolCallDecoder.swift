@@ -169,9 +169,9 @@ public struct ToolCallDecoder: Sendable {
         self.callCap = options.maxCallBytes.count
         self.validation = options.validate ? tools?.compilingValidatorsLeniently() : nil
         self.context = GrammarContext(format: format, tools: tools, maxDepth: min(options.maxDepth.count, Self.deepestNesting))
-        self.grammar = GrammarFactory.make(format, context: context)
+        self.grammar = format.definition.makeGrammar(context)
         var markers = grammar.markers
-        let syntax = ReasoningSyntax.of(format)
+        let syntax = format.definition.reasoning
         if options.reasoning {
             // Open markers start blocks; an orphan close marker stays text (no tool-call markup).
             for (k, pair) in syntax.pairs.enumerated() {
@@ -442,7 +442,7 @@ public struct ToolCallDecoder: Sendable {
                     mode = .text
                     // A large frame leaves large buffers in the grammar's readers: a fresh
                     // grammar releases them, so an idle stream holds no more than a new one.
-                    if at - frameStart > Self.releaseAfterBytes { grammar = GrammarFactory.make(format, context: context) }
+                    if at - frameStart > Self.releaseAfterBytes { grammar = format.definition.makeGrammar(context) }
                 case .skip:
                     mode = .skipping(grammar.skipRule)
                 }
@@ -590,10 +590,10 @@ public struct ToolCallDecoder: Sendable {
                 } else if options.wholeCalls {
                     // Announced only once accepted; the index is taken then, so the indexes a
                     // client sees have no gaps.
-                    current = .started(index: -1, id: ids.id(for: format, proposed: proposedID), name: name)
+                    current = .started(index: -1, id: ids.id(style: format.definition.ids, proposed: proposedID), name: name)
                     heldArguments.removeAll(keepingCapacity: false)
                 } else {
-                    let id = ids.id(for: format, proposed: proposedID)
+                    let id = ids.id(style: format.definition.ids, proposed: proposedID)
                     current = .started(index: nextIndex, id: id, name: name)
                     events.append(.toolCallStart(index: nextIndex, id: id, name: name))
                     nextIndex += 1
@@ -740,7 +740,7 @@ public struct ToolCallDecoder: Sendable {
         guard ended else { return false }
         if stop > cut { reject(.tooLarge, detail: "skipped part of an oversized call", end: stop) }
         mode = .text
-        grammar = GrammarFactory.make(format, context: context)
+        grammar = format.definition.makeGrammar(context)
         return true
     }
 
