@@ -9,9 +9,9 @@
 /// A definition is made once (a built-in's `static let`, or a format defined at run time) and
 /// shared by reference: a ``ToolCallFormat`` is a handle on one.
 public final class FormatDefinition: Sendable {
-    /// The raw name (`minimax_m2`): what the CLI, the events and inference use.
+    /// The raw name (`kimi_k2`): what the CLI, the events and inference use.
     public let name: String
-    /// The Swift spelling of the name (`minimaxM2`), derived from `name`.
+    /// The Swift spelling of the name (`kimiK2`), derived from `name`.
     public let caseName: String
     /// One line: which models write the format, and what a call looks like.
     public let summary: String

@@ -1,5 +1,5 @@
-// ToolCallKit — the tagged-functions family (xml_function, minimax_m2): a wrapper around
-// function blocks whose parameters are tagged text values.
+// ToolCallKit — the tagged-functions family: a wrapper around function blocks whose
+// parameters are tagged text values (the tags are each format's, ``TaggedFunctionTags``).
 
 /// The tags of one tagged-function format.
 struct TaggedFunctionTags: Sendable {
