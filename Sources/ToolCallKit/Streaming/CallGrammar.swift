@@ -27,6 +27,9 @@ struct Marker: Sendable {
     var bytes: [UInt8]
     var kind: Kind = .start
     var condition: Condition = .always
+    /// A match may turn out to be text (pythonic's bare `[` counts only when a call follows),
+    /// so text that holds the marker is not refused by rendering on that ground alone.
+    var candidate = false
 
     init(_ text: String, kind: Kind = .start, condition: Condition = .always) {
         self.bytes = Array(text.utf8)
