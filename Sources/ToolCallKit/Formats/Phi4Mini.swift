@@ -15,7 +15,7 @@ extension FormatDefinition {
         grammar: { _ in JSONCallListGrammar(phi4MiniSyntax) },
         inference: InferenceDeclaration(
             parserNames: ["phi4_mini", "phi4_mini_json", "phi4mini", "firefunction", "firefunction_v2"],
-            templates: [TemplateSignature(rank: 86, "functools[ (Phi-4-mini / FireFunction call list)", .literal(["functools["]))]),
+            templates: [TemplateSignature(rank: 86, "functools (Phi-4-mini / FireFunction call list)", .literal(["functools"]))]),
         renderer: FormatRenderer(render: renderPhi4Mini),
         familyNames: (["phi4", "phi-4-mini", "phi4-mini", "firefunction-v2"], "Phi-4-mini and FireFunction v2 write"))
 

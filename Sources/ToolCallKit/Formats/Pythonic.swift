@@ -8,7 +8,8 @@
 // quotes, `True`/`False`/`None`, dicts, lists); a value JSON cannot carry (`b'..'`, `1e999`)
 // or a positional argument rejects that call alone. The end of stream: a complete list needs
 // no end marker; one cut off inside a call is `incomplete`. A call without brackets is text
-// unless it follows `<|python_start|>`. Reasoning: `<think>…</think>`; a call inside an
+// unless it follows `<|python_start|>`. A call over the size cap is skipped through the next
+// `<|python_end|>`, or to the end of the stream when none comes. Reasoning: `<think>…</think>`; a call inside an
 // unclosed block stays reasoning.
 
 extension FormatDefinition {
