@@ -27,7 +27,9 @@ struct JSONCallListSyntax: Sendable {
 ///   (`{}`); keys may come in any order; a model id under the id key is passed through.
 /// - Calls stream: `start` once the name is known and the arguments object opens, then the
 ///   arguments' own bytes as deltas. A call whose name comes after its arguments is reported
-///   whole when its object ends.
+///   whole when its object ends. The id is taken when it comes before the arguments (where
+///   the templates write it); one written after them comes too late for `start`, and the
+///   decoder makes a fresh id.
 /// - `[]` is no call: markup. A trailing comma before `]` is fine, and so is a missing comma
 ///   between two objects (`}{` or `} {`, a drift).
 /// - An element that is a complete JSON object but not a call (no name, arguments that are no
