@@ -15,7 +15,13 @@ extension FormatDefinition {
         grammar: { _ in JSONCallListGrammar(phi4MiniSyntax) },
         inference: InferenceDeclaration(
             parserNames: ["phi4_mini", "phi4_mini_json", "phi4mini", "firefunction", "firefunction_v2"],
-            templates: [TemplateSignature(rank: 86, "functools (Phi-4-mini / FireFunction call list)", .literal(["functools"]))]),
+            templates: [
+                TemplateSignature(rank: 84, "Phi-4-mini's <|tool|>…<|/tool|> tool list", .literal(["<|tool|>"]), .literal(["<|/tool|>"])),
+                TemplateSignature(rank: 86, "functools (Phi-4-mini / FireFunction call list)", .literal(["functools"])),
+            ],
+            // Phi-4-mini's vocabulary has `<|tool_call|>` (Granite's marker) and its closing
+            // `<|/tool_call|>`, which Granite's lacks: the closing token decides first.
+            tokens: [("<|/tool_call|>", 84)]),
         renderer: FormatRenderer(render: renderPhi4Mini),
         familyNames: (["phi4", "phi-4-mini", "phi4-mini", "firefunction-v2"], "Phi-4-mini and FireFunction v2 write"))
 

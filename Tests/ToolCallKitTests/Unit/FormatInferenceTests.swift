@@ -41,6 +41,7 @@ struct FormatInferenceTests {
         InferenceCase(folder: "own-nemotron-toolcall", format: .nemotron, evidence: ["<TOOLCALL>", "conflict", "Nemotron Nano v2 shares"]),
         InferenceCase(folder: "own-llama4-pythonic", format: .pythonic, evidence: ["<|python_start|>", "Llama 4 default"]),
         InferenceCase(folder: "own-phi4-mini-functools", format: .phi4Mini, evidence: ["functools"]),
+        InferenceCase(folder: "own-phi4-mini-tokens", format: .phi4Mini, evidence: ["token <|/tool_call|>"]),
         InferenceCase(folder: "own-gpt-oss-harmony", format: nil, evidence: ["Harmony"]),
         InferenceCase(folder: "own-declared-vs-template", format: .xmlFunction, evidence: ["declares xml_function", "conflict"]),
         InferenceCase(folder: "own-invalid-config", format: .json, evidence: ["config.json: not valid JSON"]),
