@@ -1,17 +1,17 @@
 // ToolCallKit — the `lfm2` format (Liquid LFM2 / LFM2.5):
 // `<|tool_call_start|>[f(a='v', b=1), g()]<|tool_call_end|>`.
 //
-// Parsed by ``LFM2Grammar`` (its doc comment has the rules), over the Python-call family
-// (``PythonCallReader``). Reasoning: `<think>…</think>`; a call inside an unclosed block stays
+// Parsed by ``PythonListGrammar`` configured for LFM2 (its doc comment has the rules), over
+// the Python-call family (``PythonCallReader``). Reasoning: `<think>…</think>`; a call inside an unclosed block stays
 // reasoning.
 
 extension FormatDefinition {
     static let lfm2: FormatDefinition = FormatDefinition(
         name: "lfm2",
         summary: "Liquid LFM2 Python-literal call lists. Example: <|tool_call_start|>[f(a='v')]<|tool_call_end|>",
-        grammar: { _ in LFM2Grammar() },
+        grammar: { _ in PythonListGrammar(.lfm2) },
         inference: InferenceDeclaration(
-            parserNames: ["pythonic", "lfm2"],
+            parserNames: ["lfm2"],
             templates: [TemplateSignature(rank: 50, "<|tool_call_start|> or <|tool_list_start|>",
                                           .literal(["<|tool_call_start|>", "<|tool_list_start|>"]))],
             tokens: [("<|tool_call_start|>", 50), ("<|tool_list_start|>", 51)],

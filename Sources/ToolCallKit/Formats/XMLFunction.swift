@@ -39,13 +39,15 @@ extension FormatDefinition {
                 TemplateSignature(rank: 61, "<function=NAME> with <parameter=", .tagThen("<function=", "<parameter=")),
             ],
             modelTypes: [
-                ModelTypeRule(rank: 70, prefix: "nemotron", format: "xml_function"),
+                ModelTypeRule(rank: 70, prefix: "nemotron", explain: { _, _ in
+                    "→ xml_function, the Nemotron 3 default (ambiguous: Nemotron Nano v2 shares the type and writes nemotron's <TOOLCALL>)"
+                }, format: "xml_function"),
                 ModelTypeRule(rank: 71, prefix: "qwen3_5", format: "xml_function"),
                 ModelTypeRule(rank: 72, prefix: "qwen3_next", format: "xml_function"),
             ]),
         renderer: FormatRenderer(render: renderXMLFunction),
         fuzzWords: ["<parameter=", "</parameter>"],
-        familyNames: (["qwen3-coder", "qwen3_coder", "qwen3coder", "qwen_coder", "nemotron"], "Qwen3-Coder writes"))
+        familyNames: (["qwen3-coder", "qwen3_coder", "qwen3coder", "qwen_coder"], "Qwen3-Coder writes"))
 
     /// After the text and a blank line, per call `<tool_call>\n<function=NAME>\n`, per argument
     /// `<parameter=KEY>\nVALUE\n</parameter>\n`, then `</function>\n</tool_call>`, calls

@@ -42,7 +42,6 @@ enum TemplateSignatures {
     /// of ours.
     static let foreign: [Signature] = [
         Signature(rank: 90, verdict: .foreign("DeepSeek <｜tool▁calls▁begin｜>"), probes: [.literal(["<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"])], what: "<｜tool▁calls▁begin｜>"),
-        Signature(rank: 91, verdict: .foreign("Nemotron <TOOLCALL>"), probes: [.literal(["<TOOLCALL>"])], what: "<TOOLCALL>"),
         Signature(rank: 92, verdict: .foreign("gpt-oss Harmony"), probes: [.literal(["<|channel|>", "<|call|>"])], what: "Harmony channels (<|channel|> / <|call|>)"),
     ]
 
@@ -149,7 +148,6 @@ enum InferenceTables {
     static let tokenTable: [(token: String, verdict: Verdict)] = {
         var all: [(rank: Int, token: String, verdict: Verdict)] = [
             (90, "<｜tool▁calls▁begin｜>", .foreign("DeepSeek <｜tool▁calls▁begin｜>")),
-            (91, "<TOOLCALL>", .foreign("Nemotron <TOOLCALL>")),
             (92, "<|call|>", .foreign("gpt-oss Harmony")),
         ]
         for f in ToolCallFormat.allCases {

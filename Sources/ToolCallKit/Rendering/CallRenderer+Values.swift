@@ -16,7 +16,7 @@ extension CallRenderer {
         let bytes = Array(text.utf8)
         let grammar = format.definition.makeGrammar(GrammarContext(format: format, tools: nil, maxDepth: 1))
         for marker in grammar.markers {
-            guard case .always = marker.condition else { continue }
+            guard case .always = marker.condition, !marker.candidate else { continue }
             if firstIndex(of: marker.bytes, in: bytes) != nil {
                 let m = String(decoding: marker.bytes, as: UTF8.self)
                 throw RenderError(index: nil, name: nil, reason: "it holds \(format.rawValue)'s marker \(m), which would be read as markup")

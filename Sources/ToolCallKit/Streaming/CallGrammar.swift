@@ -43,6 +43,9 @@ struct Marker: Sendable {
     var kind: Kind = .start
     var condition: Condition = .always
     var role: Role
+    /// A match may turn out to be text (a bare `[` counts only when a call follows), so text
+    /// that holds the marker is not refused by rendering on that ground alone.
+    var candidate = false
 
     /// A marker; a start marker's role defaults to `.section`, any other's is `.none`.
     init(_ text: String, kind: Kind = .start, role: Role? = nil, condition: Condition = .always) {

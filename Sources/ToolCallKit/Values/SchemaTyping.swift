@@ -31,7 +31,9 @@ enum SchemaTyping {
         guard let schema, schema.isObject else { return [] }
         var out: [String] = []
         func add(_ t: String) {
-            let name = t == "float" ? "number" : t
+            // Python's type names, which some tool definitions use.
+            let name = ["float": "number", "str": "string", "int": "integer", "bool": "boolean",
+                        "dict": "object", "list": "array"][t] ?? t
             if !out.contains(name) { out.append(name) }
         }
         switch schema["type"] {

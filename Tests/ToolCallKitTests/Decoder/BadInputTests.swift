@@ -23,6 +23,12 @@ enum WireCall {
             return "<minimax:tool_call>\n<invoke name=\"\(name)\">\n<parameter name=\"\(key)\">\(value)</parameter>\n</invoke>\n</minimax:tool_call>"
         case .mistral: return "[TOOL_CALLS]\(name)[ARGS]{\"\(key)\":\(value)}"
         case .llama3: return "<|python_tag|>{\"name\":\"\(name)\",\"parameters\":{\"\(key)\":\(value)}}"
+        case .pythonic: return "<|python_start|>[\(name)(\(key)=\(value))]<|python_end|>"
+        case .granite: return "<|tool_call|>[{\"name\":\"\(name)\",\"arguments\":{\"\(key)\":\(value)}}]"
+        case .nemotron: return "<TOOLCALL>[{\"name\":\"\(name)\",\"arguments\":{\"\(key)\":\(value)}}]</TOOLCALL>"
+        case .phi4Mini: return "functools[{\"name\":\"\(name)\",\"arguments\":{\"\(key)\":\(value)}}]"
+        case .cohere:
+            return "<|START_ACTION|>[{\"tool_call_id\":\"0\",\"tool_name\":\"\(name)\",\"parameters\":{\"\(key)\":\(value)}}]<|END_ACTION|>"
         default:
             Issue.record("WireCall has no spelling for \(format.rawValue): add one")
             return ""
@@ -32,8 +38,8 @@ enum WireCall {
     /// A string argument: quoted where the format quotes strings, bare where values are text.
     static func string(_ format: ToolCallFormat, _ s: String) -> String {
         switch format {
-        case .json, .kimiK2, .mistral, .llama3: return "\"\(s)\""
-        case .lfm2: return "'\(s)'"
+        case .json, .kimiK2, .mistral, .llama3, .granite, .nemotron, .phi4Mini, .cohere: return "\"\(s)\""
+        case .lfm2, .pythonic: return "'\(s)'"
         case .gemma: return "<escape>\(s)<escape>"
         case .gemma4: return "<|\"|>\(s)<|\"|>"
         case .xmlFunction, .glm4, .minimaxM2: return s

@@ -123,11 +123,11 @@ let roundTripTable: [RoundTripCase] = {
         ]),
         row("lfm2 wrapper key, typed", [call("get_weather", [("properties", .object([(key: "city", value: s("Oslo"))]))])]),
         row("odd keys", [call("f", [("a b", s("1")), ("$ref", s("2")), ("x:y", s("3"))])],
-            cannot: [.lfm2: "not a Python name"]),
+            cannot: [.lfm2: "not a Python name", .pythonic: "not a Python name"]),
         row("name with a space", [call("get weather", [("a", s("x"))])],
-            cannot: [.lfm2: "not one", .mistral: "white space", .kimiK2: "white space", .gemma: "white space", .gemma4: "white space"]),
+            cannot: [.lfm2: "not one", .pythonic: "not one", .mistral: "white space", .kimiK2: "white space", .gemma: "white space", .gemma4: "white space"]),
         row("key with surrounding space", [call("f", [(" k ", s("x"))])],
-            cannot: [.xmlFunction: "trims", .minimaxM2: "trims", .glm4: "trims", .lfm2: "not a Python name"]),
+            cannot: [.xmlFunction: "trims", .minimaxM2: "trims", .glm4: "trims", .lfm2: "not a Python name", .pythonic: "not a Python name"]),
         row("a close tag and the next parameter (xml_function)", [call("write_file", [("content", s("x\n</parameter>\n<parameter=mode>\nz"))])],
             cannot: [.xmlFunction: "(</parameter>, <parameter=)"], mayRefuse: [.minimaxM2, .glm4]),
         row("a close tag and the next parameter (minimax_m2)", [call("write_file", [("content", s("x</parameter>\n<parameter name=\"mode\">z"))])],
@@ -216,6 +216,20 @@ struct RoundTripTests {
         let mistral = [RenderedCall(name: "f", arguments: .object([]), id: "abcdefghi"),
                        RenderedCall(name: "g", arguments: .object([]), id: "abcdefghi")]
         #expect(throws: RenderError.self) { try ToolCallFormat.mistral.render(mistral) }
+        let cohere = [RenderedCall(name: "f", arguments: .object([]), id: "0"),
+                      RenderedCall(name: "g", arguments: .object([]), id: "0")]
+        #expect(throws: RenderError.self) { try ToolCallFormat.cohere.render(cohere) }
+        // A call without an id is written with its index, which may be an earlier call's id.
+        let numbered = [RenderedCall(name: "f", arguments: .object([]), id: "1"),
+                        RenderedCall(name: "g", arguments: .object([]))]
+        #expect(throws: RenderError.self) { try ToolCallFormat.cohere.render(numbered) }
+    }
+
+    @Test("a pythonic text holding a bare call list is refused; other brackets are fine")
+    func pythonicText() throws {
+        #expect(throws: RenderError.self) { try ToolCallFormat.pythonic.render([], text: "see [ f(x=1)] here") }
+        let out = try ToolCallFormat.pythonic.render([RenderedCall(name: "f", arguments: .object([]))], text: "[1] and [x] (y)")
+        #expect(String(decoding: out, as: UTF8.self) == "[1] and [x] (y)[f()]")
     }
 
     @Test("the layouts of the chat templates", arguments: [
@@ -229,6 +243,11 @@ struct RoundTripTests {
         (.minimaxM2, "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n<parameter name=\"b\">[\"x\", true]</parameter>\n</invoke>\n</minimax:tool_call>"),
         (.mistral, "[TOOL_CALLS]f[ARGS]{\"a\": 1, \"b\": [\"x\", true]}"),
         (.llama3, "{\"name\": \"f\", \"parameters\": {\"a\": 1, \"b\": [\"x\", true]}}"),
+        (.pythonic, "[f(a=1, b=['x', True])]"),
+        (.granite, "<|tool_call|>[{\"name\": \"f\", \"arguments\": {\"a\": 1, \"b\": [\"x\", true]}}]"),
+        (.nemotron, "<TOOLCALL>[{\"name\": \"f\", \"arguments\": {\"a\": 1, \"b\": [\"x\", true]}}]</TOOLCALL>"),
+        (.phi4Mini, "functools[{\"name\": \"f\", \"arguments\": {\"a\": 1, \"b\": [\"x\", true]}}]"),
+        (.cohere, "<|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"f\", \"parameters\": {\"a\": 1, \"b\": [\"x\", true]}}\n]<|END_ACTION|>"),
     ])
     func layout(_ format: ToolCallFormat, _ expected: String) throws {
         let c = RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1")), (key: "b", value: .array([.string("x"), .bool(true)]))]))

@@ -1,27 +1,51 @@
-// ToolCallKit — the `lfm2` format: `<|tool_call_start|>[f(a='v', b=1), g()]<|tool_call_end|>`.
+// ToolCallKit — the Python-call-list family: `START[f(a='v', b=1), g()]END` (lfm2), and the
+// bare `[f(a=1)]` list with optional `<|python_start|>` … `<|python_end|>` (pythonic).
 
-/// Grammar for Liquid LFM2 / LFM2.5 Python-style tool calls.
+/// What one format of the Python-call-list family writes around its list.
+struct PythonListSyntax: Sendable {
+    /// The marker that opens a frame.
+    var start: String
+    /// The marker that closes it.
+    var end: String
+    /// Whether a bare `[` in text opens a frame too, when a call follows it (`[` , white space,
+    /// a name, `(`); otherwise the `[` is text.
+    var bareList: Bool = false
+    /// Whether a repeat of the list right after the end marker, closed by a second end marker,
+    /// is markup (LFM2 echoes its list).
+    var echo: Bool = false
+
+    static let lfm2 = PythonListSyntax(start: "<|tool_call_start|>", end: "<|tool_call_end|>", echo: true)
+    static let pythonic = PythonListSyntax(start: "<|python_start|>", end: "<|python_end|>", bareList: true)
+}
+
+/// Grammar for the Python-call-list family (``PythonListSyntax``): LFM2 / LFM2.5 and the
+/// Llama 3.2 / Llama 4 / Olmo pythonic lists.
 ///
-/// Frames: `<|tool_call_start|>` + a Python list of calls + `<|tool_call_end|>`. Each call is
-/// read by ``PythonCallReader`` and reported as soon as its `)` arrives: the first call's raw
-/// span starts at the start marker, a later one's right after the call before it (its `,`
-/// included). Rules (docs/formats.md):
+/// Frames: the start marker + a Python list of calls + the end marker, or (with ``PythonListSyntax/bareList``)
+/// a bare list. Each call is read by ``PythonCallReader`` and reported as soon as its `)`
+/// arrives: the first call's raw span starts at the start marker (or the bare `[`), a later
+/// one's right after the call before it (its `,` included). Rules (docs/formats.md):
 ///
 /// - White space may follow the start marker and surround the calls; a trailing comma is fine.
-/// - `[]` (or `[ ]`) is no call: markup.
-/// - One call without brackets (`<|tool_call_start|>f(a=1)<|tool_call_end|>`) is accepted, and
-///   so are several separated by commas.
+/// - `[]` (or `[ ]`) after the start marker is no call: markup. A bare `[` counts only when a
+///   call follows it: white space, a name and `(` (at most 256 bytes of look-ahead); any other
+///   bracket (`[1]`, `[don't panic]`, `[]`) is text.
+/// - One call without brackets after the start marker (`<|tool_call_start|>f(a=1)<|tool_call_end|>`)
+///   is accepted, and so are several separated by commas.
 /// - A call that cannot be read (positional arguments, `b'..'`, an expression) is rejected as
 ///   `malformed` up to its closing `)`; the calls around it survive. Skipping stops at the end
 ///   marker, or at a new start marker (the model began again), which opens a new frame.
 /// - The end marker inside a quoted value is data: the list is parsed, not searched.
 /// - A missing end marker at end of stream is fine once the list is complete; what follows a
-///   list without an end marker is text. A list cut off inside a call is `incomplete`.
-/// - Orphan `<|tool_call_end|>` markers are `markup`.
-/// - LFM2 sometimes repeats the list it just wrote right after the end marker and closes the
-///   echo with a second end marker: an exact repeat of the list (white space after the first
-///   end marker allowed) followed by the end marker is `markup`. Anything else there is text.
-struct LFM2Grammar: CallGrammar {
+///   list without an end marker is text (another bare list right after opens a new frame). A
+///   list cut off inside a call is `incomplete`. In a bare list, anything but `,`, `]` or the
+///   end marker after a call ends the frame, and the rest is text.
+/// - Orphan end markers are `markup`.
+/// - With ``PythonListSyntax/echo`` (LFM2, which sometimes repeats the list it just wrote right
+///   after the end marker and closes the echo with a second end marker): an exact repeat of the
+///   list (white space after the first end marker allowed) followed by the end marker is
+///   `markup`. Anything else there is text.
+struct PythonListGrammar: CallGrammar {
     private enum State: Sendable {
         /// After the start marker: white space, then `[`, a call, or the end marker.
         case open
@@ -43,21 +67,34 @@ struct LFM2Grammar: CallGrammar {
         case afterEcho(markerEnd: Int)
         /// Not a call list: skipping to the end marker; the frame is rejected as `malformed`.
         case junk(detail: String)
+        /// A bare `[` (at `at`): looking ahead for a call before taking it as a list.
+        case candidate(at: Int)
     }
 
-    static let startText = "<|tool_call_start|>"
-    static let endText = "<|tool_call_end|>"
-
-    let markers: [Marker] = [
-        Marker(LFM2Grammar.startText),
-        Marker(LFM2Grammar.endText, kind: .stray),
-    ]
-    private static let endMarker = MarkerSet([LFM2Grammar.endText])
+    let syntax: PythonListSyntax
+    let markers: [Marker]
+    private let endSet: MarkerSet
     /// Where skipping a broken call or list stops: the end marker, or a new start marker.
-    private static let stops = MarkerSet([LFM2Grammar.endText, LFM2Grammar.startText])
+    private let stops: MarkerSet
     /// The longest list kept to recognize an echo of it.
     static let maxEchoBytes = 64 << 10
-    let skipRule = SkipRule.through([Array(LFM2Grammar.endText.utf8)])
+    /// How far a bare `[` looks ahead for a call.
+    static let maxCandidateBytes = 256
+    let skipRule: SkipRule
+
+    init(_ syntax: PythonListSyntax) {
+        self.syntax = syntax
+        var markers = [Marker(syntax.start), Marker(syntax.end, kind: .stray)]
+        if syntax.bareList {
+            var bracket = Marker("[", role: .bareList)
+            bracket.candidate = true
+            markers.append(bracket)
+        }
+        self.markers = markers
+        self.endSet = MarkerSet([syntax.end])
+        self.stops = MarkerSet([syntax.end, syntax.start])
+        self.skipRule = SkipRule.through([Array(syntax.end.utf8)])
+    }
 
     private var state: State = .open
     /// The call being read: a stored property, not an enum payload, so it mutates in place
@@ -65,6 +102,8 @@ struct LFM2Grammar: CallGrammar {
     private var reader = PythonCallReader(at: 0, context: GrammarContext(format: .lfm2, tools: nil, maxDepth: 0))
     private var pos = 0
     private var inList = false
+    /// The frame is a bare list (no start marker).
+    private var bare = false
     /// The end of the last action reported.
     private var lastEnd = 0
     /// The list as written (from `[` to `]`), kept to recognize an echo; nil past the cap.
@@ -80,6 +119,8 @@ struct LFM2Grammar: CallGrammar {
         pos = bodyStart
         lastEnd = at
         inList = false
+        bare = markers[marker].role == .bareList
+        if bare { state = .candidate(at: at) }
         listCopy = []
         listStart = nil
         listEnd = nil
@@ -98,7 +139,7 @@ struct LFM2Grammar: CallGrammar {
         let upTo = min(pos, listEnd ?? pos)
         let from = max(copied, start)
         guard upTo > from else { return }
-        if upTo - start > LFM2Grammar.maxEchoBytes {
+        if upTo - start > PythonListGrammar.maxEchoBytes {
             listCopy = nil
             return
         }
@@ -110,6 +151,21 @@ struct LFM2Grammar: CallGrammar {
                                actions: inout [GrammarAction]) -> GrammarStep {
         while true {
             switch state {
+            case .candidate(let at):
+                switch Self.callFollows(w, bracket: at) {
+                case nil:
+                    return .needMore
+                case false?:
+                    // Not a call list: the `[` is text, and scanning goes on after it.
+                    report(.text(end: at + 1), &actions)
+                    return .finished(at: at + 1)
+                case true?:
+                    inList = true
+                    listStart = at
+                    copied = at
+                    pos = at + 1
+                    state = .element(closable: true)
+                }
             case .open:
                 while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
                 guard pos < w.end else { return .needMore }
@@ -127,11 +183,11 @@ struct LFM2Grammar: CallGrammar {
                     switch endMarker(w, at: pos) {
                     case nil: return .needMore
                     case true?:
-                        let end = pos + LFM2Grammar.endMarker.maxLength
+                        let end = pos + endSet.maxLength
                         report(.markup(end: end), &actions)
                         return .finished(at: end)
                     case false?:
-                        state = .junk(detail: "expected a list of calls after \(LFM2Grammar.startText)")
+                        state = .junk(detail: "expected a list of calls after \(syntax.start)")
                     }
                 }
             case .element(let closable):
@@ -168,7 +224,7 @@ struct LFM2Grammar: CallGrammar {
                     return .skip
                 }
             case .recover(var skipper, let detail):
-                switch skipper.skip(w, from: &pos, stopAt: LFM2Grammar.stops) {
+                switch skipper.skip(w, from: &pos, stopAt: stops) {
                 case .needMore:
                     state = .recover(skipper, detail: detail)
                     return .needMore
@@ -197,11 +253,11 @@ struct LFM2Grammar: CallGrammar {
                     case nil: return .needMore
                     case true?:
                         // The list's `]` is missing; the end marker closes the frame.
-                        let end = pos + LFM2Grammar.endMarker.maxLength
+                        let end = pos + endSet.maxLength
                         report(.markup(end: end), &actions)
                         return .finished(at: end)
                     case false?:
-                        if !inList { return .finished(at: lastEnd) }
+                        if !inList || bare { return .finished(at: lastEnd) }
                         state = .junk(detail: "unexpected text after a call")
                     }
                 }
@@ -211,10 +267,10 @@ struct LFM2Grammar: CallGrammar {
                 switch endMarker(w, at: pos) {
                 case nil: return .needMore
                 case true?:
-                    pos += LFM2Grammar.endMarker.maxLength
+                    pos += endSet.maxLength
                     report(.markup(end: pos), &actions)
                     copyList(w)
-                    guard listCopy != nil else { return .finished(at: pos) }
+                    guard syntax.echo, listCopy != nil else { return .finished(at: pos) }
                     state = .echo(markerEnd: pos, echoStart: nil, matched: 0)
                 case false?:
                     report(.markup(end: listEnd), &actions)
@@ -243,17 +299,17 @@ struct LFM2Grammar: CallGrammar {
                 switch endMarker(w, at: pos) {
                 case nil: return .needMore
                 case true?:
-                    let end = pos + LFM2Grammar.endMarker.maxLength
+                    let end = pos + endSet.maxLength
                     report(.markup(end: end), &actions)
                     return .finished(at: end)
                 case false?:
                     return .finished(at: markerEnd)
                 }
             case .junk(let detail):
-                switch LFM2Grammar.stops.search(w, from: pos, end: w.end) {
+                switch stops.search(w, from: pos, end: w.end) {
                 case .found(let k, let at):
                     // Through the end marker, or up to a new start marker.
-                    let end = k == 0 ? at + LFM2Grammar.stops.markers[0].count : at
+                    let end = k == 0 ? at + stops.markers[0].count : at
                     if end > lastEnd { report(.reject(.malformed, detail: detail, end: end), &actions) }
                     return .finished(at: end)
                 case .partial(let at):
@@ -267,9 +323,27 @@ struct LFM2Grammar: CallGrammar {
         }
     }
 
+    /// Whether a call follows the bare `[` at `at`: white space, a name, then `(`. Nil while
+    /// the bytes so far cannot tell.
+    static func callFollows(_ w: ByteWindow, bracket at: Int) -> Bool? {
+        var i = at + 1
+        while i < w.end && JSONReader.isSpace(w[i]) {
+            i += 1
+            if i - at > maxCandidateBytes { return false }
+        }
+        guard i < w.end else { return nil }
+        guard PythonCallReader.isNameStart(w[i]) else { return false }
+        while i < w.end && PythonCallReader.isNameByte(w[i]) {
+            i += 1
+            if i - at > maxCandidateBytes { return false }
+        }
+        guard i < w.end else { return nil }
+        return w[i] == UInt8(ascii: "(")
+    }
+
     /// Whether the end marker begins at `at`: nil while the bytes so far are a prefix of it.
     private func endMarker(_ w: ByteWindow, at: Int) -> Bool? {
-        let m = LFM2Grammar.endMarker.markers[0]
+        let m = endSet.markers[0]
         var i = 0
         while i < m.count {
             guard at + i < w.end else { return nil }
@@ -311,6 +385,8 @@ struct LFM2Grammar: CallGrammar {
             default:
                 report(.reject(.incomplete, detail: "the stream ended inside the call list", end: w.end), &actions)
             }
+        case .candidate:
+            report(.text(end: w.end), &actions)
         case .open, .element, .call:
             report(.reject(.incomplete, detail: "the stream ended inside the call list", end: w.end), &actions)
         case .recover(_, let detail), .junk(let detail):
