@@ -43,7 +43,6 @@ enum TemplateSignatures {
     static let foreign: [Signature] = [
         Signature(rank: 90, verdict: .foreign("DeepSeek <｜tool▁calls▁begin｜>"), probes: [.literal(["<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"])], what: "<｜tool▁calls▁begin｜>"),
         Signature(rank: 91, verdict: .foreign("Nemotron <TOOLCALL>"), probes: [.literal(["<TOOLCALL>"])], what: "<TOOLCALL>"),
-        Signature(rank: 92, verdict: .foreign("gpt-oss Harmony"), probes: [.literal(["<|channel|>", "<|call|>"])], what: "Harmony channels (<|channel|> / <|call|>)"),
     ]
 
     /// Every format's signatures and the foreign ones, by rank (the order of the formats breaks ties).
@@ -139,7 +138,6 @@ enum InferenceTables {
             return .format(f)
         }
         switch n {
-        case "gpt_oss", "harmony", "openai": return .foreign("gpt-oss Harmony")
         case "deepseek_v3", "deepseek_v31", "deepseekv3", "deepseekv31": return .foreign("DeepSeek")
         default: return nil
         }
@@ -150,7 +148,6 @@ enum InferenceTables {
         var all: [(rank: Int, token: String, verdict: Verdict)] = [
             (90, "<｜tool▁calls▁begin｜>", .foreign("DeepSeek <｜tool▁calls▁begin｜>")),
             (91, "<TOOLCALL>", .foreign("Nemotron <TOOLCALL>")),
-            (92, "<|call|>", .foreign("gpt-oss Harmony")),
         ]
         for f in ToolCallFormat.allCases {
             all += f.definition.inference.tokens.map { ($0.rank, $0.text, .format(f)) }
