@@ -366,13 +366,15 @@ struct HarmonyGrammar: CallGrammar {
                                  actions: inout [GrammarAction]) -> GrammarStep? {
         typealias H = HarmonyGrammar
         while true {
+            while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+            guard pos < w.end else { return .needMore }
             if pos - start > H.maxHeaderBytes {
-                // No marker begins within the header's cap: too long, however the bytes came.
+                // The next field begins past the header's cap: too long, however the bytes
+                // came (the check is made where a field begins, so every chunking makes it
+                // at the same byte).
                 actions.append(.reject(.malformed, detail: "a message header longer than \(H.maxHeaderBytes) bytes", end: pos))
                 return .finished(at: pos)
             }
-            while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
-            guard pos < w.end else { return .needMore }
             if w[pos] == UInt8(ascii: "<") {
                 switch H.tokens.search(w, from: pos, end: min(w.end, pos + H.tokens.maxLength), isFinal: final || pos + H.tokens.maxLength <= w.end) {
                 case .found(let k, let at) where at == pos:
@@ -418,24 +420,23 @@ struct HarmonyGrammar: CallGrammar {
                 }
             }
             // A word: up to white space or `<` (or the end of the stream).
+            // A word longer than the header's cap is no header field, whatever follows it.
             let wordStart = pos
+            let wordLimit = min(w.end, wordStart + H.maxHeaderBytes + 1)
             var i = pos
-            while i < w.end && !JSONReader.isSpace(w[i]) && (w[i] != UInt8(ascii: "<") || i == wordStart) { i += 1 }
-            if i == w.end && !final {
-                if i - start > H.maxHeaderBytes {
-                    pos = i
-                    continue
-                }
-                return .needMore
-            }
-            let word = w.bytes(wordStart..<i)
-            if word.starts(with: Array("to=".utf8)) {
+            while i < wordLimit && !JSONReader.isSpace(w[i]) && (w[i] != UInt8(ascii: "<") || i == wordStart) { i += 1 }
+            let tooLong = i - wordStart > H.maxHeaderBytes
+            if i == w.end && !final && !tooLong { return .needMore }
+            let word = tooLong ? [] : w.bytes(wordStart..<i)
+            if tooLong {
+                // Falls through to "no header field" below.
+            } else if word.starts(with: Array("to=".utf8)) {
                 recipient = Array(word.dropFirst(3))
                 slot = .any
                 pos = i
                 continue
             }
-            switch slot {
+            switch tooLong ? .any : slot {
             case .role:
                 role = word
                 slot = .any
@@ -451,7 +452,7 @@ struct HarmonyGrammar: CallGrammar {
                 pos = i
                 continue
             case .any:
-                if H.contentTypes.contains(word) {
+                if !tooLong && H.contentTypes.contains(word) {
                     pos = i
                     continue
                 }
@@ -459,8 +460,10 @@ struct HarmonyGrammar: CallGrammar {
             // No header field: the body begins here (its `<|message|>` was left out), unless
             // nothing confirmed a bare header, whose bytes are text after all.
             if bare && !confirmed {
-                actions.append(.text(end: wordStart))
-                return .finished(at: wordStart)
+                // (A head word too long to read is given back whole, so the scan moves on.)
+                let back = wordStart > start ? wordStart : i
+                actions.append(.text(end: back))
+                return .finished(at: back)
             }
             beginBody(at: wordStart, actions: &actions)
             return nil

@@ -22,6 +22,8 @@ enum WireCall {
             return "<minimax:tool_call>\n<invoke name=\"\(name)\">\n<parameter name=\"\(key)\">\(value)</parameter>\n</invoke>\n</minimax:tool_call>"
         case .mistral: return "[TOOL_CALLS]\(name)[ARGS]{\"\(key)\":\(value)}"
         case .llama3: return "<|python_tag|>{\"name\":\"\(name)\",\"parameters\":{\"\(key)\":\(value)}}"
+        case .harmony:
+            return "<|start|>assistant to=functions.\(name)<|channel|>commentary json<|message|>{\"\(key)\":\(value)}<|call|>"
         default:
             Issue.record("WireCall has no spelling for \(format.rawValue): add one")
             return ""
@@ -31,7 +33,7 @@ enum WireCall {
     /// A string argument: quoted where the format quotes strings, bare where values are text.
     static func string(_ format: ToolCallFormat, _ s: String) -> String {
         switch format {
-        case .json, .kimiK2, .mistral, .llama3: return "\"\(s)\""
+        case .json, .kimiK2, .mistral, .llama3, .harmony: return "\"\(s)\""
         case .lfm2: return "'\(s)'"
         case .gemma: return "<escape>\(s)<escape>"
         case .gemma4: return "<|\"|>\(s)<|\"|>"

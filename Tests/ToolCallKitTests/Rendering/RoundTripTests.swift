@@ -44,6 +44,7 @@ let allMarkers = [
     "<|tool_calls_section_end|>", "</parameter>", "<parameter=x>", "<parameter=", "</function>", "<function=f>",
     "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<minimax:tool_call>", "</minimax:tool_call>",
     "<invoke name=\"f\">", "</invoke>", "<parameter name=\"x\">", "<think>", "</think>", "<|eom_id|>",
+    "<|start|>", "<|channel|>", "<|message|>", "<|call|>", "<|end|>", "<|return|>", "<|constrain|>", " to=functions.f",
 ]
 
 let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2]
@@ -125,7 +126,8 @@ let roundTripTable: [RoundTripCase] = {
         row("odd keys", [call("f", [("a b", s("1")), ("$ref", s("2")), ("x:y", s("3"))])],
             cannot: [.lfm2: "not a Python name"]),
         row("name with a space", [call("get weather", [("a", s("x"))])],
-            cannot: [.lfm2: "not one", .mistral: "white space", .kimiK2: "white space", .gemma: "white space", .gemma4: "white space"]),
+            cannot: [.lfm2: "not one", .mistral: "white space", .kimiK2: "white space", .gemma: "white space", .gemma4: "white space",
+                     .harmony: "white space"]),
         row("key with surrounding space", [call("f", [(" k ", s("x"))])],
             cannot: [.xmlFunction: "trims", .minimaxM2: "trims", .glm4: "trims", .lfm2: "not a Python name"]),
         row("a close tag and the next parameter (xml_function)", [call("write_file", [("content", s("x\n</parameter>\n<parameter=mode>\nz"))])],
@@ -229,6 +231,7 @@ struct RoundTripTests {
         (.minimaxM2, "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n<parameter name=\"b\">[\"x\", true]</parameter>\n</invoke>\n</minimax:tool_call>"),
         (.mistral, "[TOOL_CALLS]f[ARGS]{\"a\": 1, \"b\": [\"x\", true]}"),
         (.llama3, "{\"name\": \"f\", \"parameters\": {\"a\": 1, \"b\": [\"x\", true]}}"),
+        (.harmony, "<|start|>assistant to=functions.f<|channel|>commentary json<|message|>{\"a\": 1, \"b\": [\"x\", true]}<|call|>"),
     ])
     func layout(_ format: ToolCallFormat, _ expected: String) throws {
         let c = RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1")), (key: "b", value: .array([.string("x"), .bool(true)]))]))
