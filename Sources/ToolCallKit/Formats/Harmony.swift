@@ -15,8 +15,8 @@
 // written around the text. `<think>…</think>` is accepted as in every format. A call that opens
 // inside an analysis message whose end marker is missing ends that message (a header always
 // begins a new message) and is read as usual. With `--reasoning-open` the stream starts inside
-// reasoning, which the first Harmony token (`<|start|>`, `<|channel|>`, `<|message|>` or an end
-// marker) ends.
+// reasoning, which the first Harmony special token (`<|start|>`, `<|channel|>`, `<|message|>`,
+// an end marker or `<|constrain|>`) ends; the same tokens end a `<think>` block.
 //
 // End of stream: a call whose arguments object is complete is accepted without its end marker
 // (servers strip `<|call|>`, the stop token); a content body cut off is text, a reasoning body
@@ -29,7 +29,7 @@ extension FormatDefinition {
         grammar: { _ in HarmonyGrammar() },
         reasoning: ReasoningSyntax.think.endedBy([
             HarmonyGrammar.start, HarmonyGrammar.channel, HarmonyGrammar.message,
-            HarmonyGrammar.end, HarmonyGrammar.call, HarmonyGrammar.returnToken,
+            HarmonyGrammar.end, HarmonyGrammar.call, HarmonyGrammar.returnToken, HarmonyGrammar.constrain,
         ]),
         inference: InferenceDeclaration(
             parserNames: ["harmony", "gpt_oss", "gptoss", "openai", "openai_harmony"],
