@@ -43,17 +43,13 @@ extension FormatDefinition {
         fuzzWords: ["to=functions.", "commentary", "analysis", "final", " json", "assistant"],
         familyNames: (["gpt-oss", "gpt_oss", "gptoss", "openai"], "gpt-oss writes"))
 
-    /// As the gpt-oss chat template writes an assistant turn: the text as a commentary message
-    /// (a preamble, which is content), then one message per call,
+    /// The text first, as plain text (the output may begin with it; text never holds a Harmony
+    /// token, and a bare ` to=` or `assistant` at its start is given back as text because no
+    /// header token follows), then one message per call as the gpt-oss chat template writes it,
     /// `<|start|>assistant to=functions.NAME<|channel|>commentary json<|message|>ARGS<|call|>`.
     /// The recipient ends at white space or `<`, so a name may hold neither.
     private static func renderHarmony(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String) throws(RenderError) -> [UInt8] {
-        var out: [UInt8] = []
-        if !text.isEmpty {
-            out += Array("<|start|>assistant<|channel|>commentary<|message|>".utf8)
-            out += Array(text.utf8)
-            out += Array("<|end|>".utf8)
-        }
+        var out = Array(text.utf8)
         for (i, call) in calls.enumerated() {
             let name = Array(call.name.utf8)
             if name.contains(where: { JSONReader.isSpace($0) || $0 == UInt8(ascii: "<") }) {

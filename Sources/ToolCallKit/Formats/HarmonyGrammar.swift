@@ -61,8 +61,8 @@ struct HarmonyGrammar: CallGrammar {
         case argsOpen
         /// Reading the arguments object.
         case args
-        /// The arguments ended at `end`: white space, then the message's end.
-        case afterArgs(JSONValue, end: Int)
+        /// The arguments object is complete: white space, then the message's end.
+        case afterArgs(JSONValue)
         /// Skipping a message that cannot be a call, to its end.
         case badCall(detail: String)
     }
@@ -103,7 +103,7 @@ struct HarmonyGrammar: CallGrammar {
     private static let tokens = MarkerSet([start, channel, message, end, call, returnToken, constrain])
     /// What may begin a message without a special token (the prompt had `<|start|>`).
     private static let bareHeads = MarkerSet(["to=", "assistant"])
-    private static let tokenStart = 0, tokenChannel = 1, tokenMessage = 2, firstEnd = 3, tokenConstrain = 6
+    private static let tokenStart = 0, tokenChannel = 1, tokenMessage = 2, tokenConstrain = 6
 
     /// The longest header read before the message counts as malformed.
     static let maxHeaderBytes = 4096
@@ -168,7 +168,7 @@ struct HarmonyGrammar: CallGrammar {
             actions.append(report(kind, end: w.end))
         case .argsOpen, .args:
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
-        case .afterArgs(let value, _):
+        case .afterArgs(let value):
             // Complete arguments whose end marker never came: the call stands; a partial
             // marker after them is text.
             actions.append(.accept(arguments: value, end: pos))
@@ -270,7 +270,7 @@ struct HarmonyGrammar: CallGrammar {
                 case .complete(let value, let end):
                     streamer.flush(w, upTo: end, final: true, actions: &actions)
                     argsReader = JSONReader()
-                    state = .afterArgs(value, end: end)
+                    state = .afterArgs(value)
                 case .error(let m, let at):
                     streamer.flush(w, upTo: at, final: false, actions: &actions)
                     argsReader = JSONReader()
@@ -282,7 +282,7 @@ struct HarmonyGrammar: CallGrammar {
                     actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
                     return .skip
                 }
-            case .afterArgs(let value, _):
+            case .afterArgs(let value):
                 while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
                 guard pos < w.end else { return nil }
                 guard w[pos] == UInt8(ascii: "<") else {
