@@ -355,7 +355,7 @@ struct PythonListGrammar: CallGrammar {
 
     private mutating func report(_ action: GrammarAction, _ actions: inout [GrammarAction]) {
         switch action {
-        case .accept(_, let end), .reject(_, _, let end), .markup(let end), .text(let end): lastEnd = end
+        case .accept(_, let end), .reject(_, _, let end), .markup(let end), .text(let end), .reasoning(let end): lastEnd = end
         case .start, .delta: break
         }
         actions.append(action)

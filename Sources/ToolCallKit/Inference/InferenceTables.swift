@@ -42,7 +42,6 @@ enum TemplateSignatures {
     /// of ours.
     static let foreign: [Signature] = [
         Signature(rank: 90, verdict: .foreign("DeepSeek <｜tool▁calls▁begin｜>"), probes: [.literal(["<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"])], what: "<｜tool▁calls▁begin｜>"),
-        Signature(rank: 92, verdict: .foreign("gpt-oss Harmony"), probes: [.literal(["<|channel|>", "<|call|>"])], what: "Harmony channels (<|channel|> / <|call|>)"),
     ]
 
     /// Every format's signatures and the foreign ones, by rank (the order of the formats breaks ties).
@@ -138,7 +137,6 @@ enum InferenceTables {
             return .format(f)
         }
         switch n {
-        case "gpt_oss", "harmony", "openai": return .foreign("gpt-oss Harmony")
         case "deepseek_v3", "deepseek_v31", "deepseekv3", "deepseekv31": return .foreign("DeepSeek")
         default: return nil
         }
@@ -148,7 +146,6 @@ enum InferenceTables {
     static let tokenTable: [(token: String, verdict: Verdict)] = {
         var all: [(rank: Int, token: String, verdict: Verdict)] = [
             (90, "<｜tool▁calls▁begin｜>", .foreign("DeepSeek <｜tool▁calls▁begin｜>")),
-            (92, "<|call|>", .foreign("gpt-oss Harmony")),
         ]
         for f in ToolCallFormat.allCases {
             all += f.definition.inference.tokens.map { ($0.rank, $0.text, .format(f)) }

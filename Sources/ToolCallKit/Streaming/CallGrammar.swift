@@ -74,8 +74,14 @@ struct GrammarContext: Sendable {
 /// What a grammar reports, in source order. Offsets are absolute stream offsets.
 ///
 /// A call is reported as `start`, any number of `delta`s, then one `accept` or `reject`.
-/// `accept`, `reject`, `markup` and `text` each account for the bytes from the previous such
-/// action (or the frame's first byte) up to `end`.
+/// `accept`, `reject`, `markup`, `text` and `reasoning` each account for the bytes from the
+/// previous such action (or the frame's first byte) up to `end`.
+///
+/// Most grammars parse one call frame and leave text and reasoning to the decoder. A format
+/// whose whole output is framed (Harmony's messages, each with a channel) reports the regions
+/// itself: `text` for a content body, `reasoning` for a reasoning body, `markup` for headers
+/// and terminators. A grammar that reports `text` or `reasoning` while the frame goes on ends
+/// each piece on a UTF-8 boundary (the end of the stream excepted), as the decoder does.
 enum GrammarAction: Sendable {
     /// A call's name is known (and, when the format carries one, the model's id).
     case start(name: String, id: String?)
@@ -87,8 +93,12 @@ enum GrammarAction: Sendable {
     case reject(RejectedToolCall.Reason, detail: String, end: Int)
     /// Markup that yields no call and is no error.
     case markup(end: Int)
-    /// The bytes were not markup after all: plain text.
+    /// Plain text: bytes that were not markup after all, or a content body the format frames.
     case text(end: Int)
+    /// The model's reasoning (a reasoning body the format frames): a `reasoning` event with
+    /// reasoning separation on, plain text with it off. The bytes are the reasoning text; the
+    /// markup around it is reported apart.
+    case reasoning(end: Int)
 }
 
 /// Where a grammar stopped.

@@ -14,7 +14,8 @@
 struct ReasoningSyntax: Sendable {
     /// Open and close markers, pairwise.
     var pairs: [(open: String, close: String)]
-    /// Call markers that end an open block (the call itself is then parsed as usual).
+    /// Markers that end an open block: call markers, or a framed format's message tokens
+    /// (harmony); what they begin is then parsed as usual.
     var endedBy: [String]
 
     /// `<think>…</think>`, ended by nothing else.

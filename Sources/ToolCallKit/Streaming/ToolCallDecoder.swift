@@ -619,6 +619,8 @@ public struct ToolCallDecoder: Sendable {
                 emitMarkup(upTo: end)
             case .text(let end):
                 emitText(upTo: end)
+            case .reasoning(let end):
+                if options.reasoning { emitFramedReasoning(upTo: end) } else { emitText(upTo: end) }
             }
         }
     }
@@ -766,6 +768,15 @@ public struct ToolCallDecoder: Sendable {
         let text = EventText(end > textStart ? window.slice(textStart..<end) : [])
         events.append(.reasoning(text, raw: options.rawSpans ? window.bytes(cut..<rawEnd) : nil))
         cut = rawEnd
+    }
+
+    /// Emits the bytes up to `end` as reasoning that a grammar reported (a reasoning body the
+    /// format frames itself): its text is its raw, the markup around it is reported apart.
+    private mutating func emitFramedReasoning(upTo end: Int) {
+        guard end > cut else { return }
+        let slice = window.slice(cut..<end)
+        events.append(.reasoning(EventText(slice), raw: options.rawSpans ? Array(slice) : nil))
+        cut = end
     }
 
     private mutating func emitMarkup(upTo end: Int) {

@@ -29,6 +29,8 @@ enum WireCall {
         case .phi4Mini: return "functools[{\"name\":\"\(name)\",\"arguments\":{\"\(key)\":\(value)}}]"
         case .cohere:
             return "<|START_ACTION|>[{\"tool_call_id\":\"0\",\"tool_name\":\"\(name)\",\"parameters\":{\"\(key)\":\(value)}}]<|END_ACTION|>"
+        case .harmony:
+            return "<|start|>assistant to=functions.\(name)<|channel|>commentary json<|message|>{\"\(key)\":\(value)}<|call|>"
         default:
             Issue.record("WireCall has no spelling for \(format.rawValue): add one")
             return ""
@@ -38,7 +40,7 @@ enum WireCall {
     /// A string argument: quoted where the format quotes strings, bare where values are text.
     static func string(_ format: ToolCallFormat, _ s: String) -> String {
         switch format {
-        case .json, .kimiK2, .mistral, .llama3, .granite, .nemotron, .phi4Mini, .cohere: return "\"\(s)\""
+        case .json, .kimiK2, .mistral, .llama3, .granite, .nemotron, .phi4Mini, .cohere, .harmony: return "\"\(s)\""
         case .lfm2, .pythonic: return "'\(s)'"
         case .gemma: return "<escape>\(s)<escape>"
         case .gemma4: return "<|\"|>\(s)<|\"|>"

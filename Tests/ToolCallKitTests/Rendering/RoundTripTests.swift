@@ -44,6 +44,7 @@ let allMarkers = [
     "<|tool_calls_section_end|>", "</parameter>", "<parameter=x>", "<parameter=", "</function>", "<function=f>",
     "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<minimax:tool_call>", "</minimax:tool_call>",
     "<invoke name=\"f\">", "</invoke>", "<parameter name=\"x\">", "<think>", "</think>", "<|eom_id|>",
+    "<|start|>", "<|channel|>", "<|message|>", "<|call|>", "<|end|>", "<|return|>", "<|constrain|>", " to=functions.f",
 ]
 
 let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2]
@@ -125,7 +126,8 @@ let roundTripTable: [RoundTripCase] = {
         row("odd keys", [call("f", [("a b", s("1")), ("$ref", s("2")), ("x:y", s("3"))])],
             cannot: [.lfm2: "not a Python name", .pythonic: "not a Python name"]),
         row("name with a space", [call("get weather", [("a", s("x"))])],
-            cannot: [.lfm2: "not one", .pythonic: "not one", .mistral: "white space", .kimiK2: "white space", .gemma: "white space", .gemma4: "white space"]),
+            cannot: [.lfm2: "not one", .pythonic: "not one", .mistral: "white space", .kimiK2: "white space", .gemma: "white space", .gemma4: "white space",
+                     .harmony: "white space"]),
         row("key with surrounding space", [call("f", [(" k ", s("x"))])],
             cannot: [.xmlFunction: "trims", .minimaxM2: "trims", .glm4: "trims", .lfm2: "not a Python name", .pythonic: "not a Python name"]),
         row("a close tag and the next parameter (xml_function)", [call("write_file", [("content", s("x\n</parameter>\n<parameter=mode>\nz"))])],
@@ -248,6 +250,7 @@ struct RoundTripTests {
         (.nemotron, "<TOOLCALL>[{\"name\": \"f\", \"arguments\": {\"a\": 1, \"b\": [\"x\", true]}}]</TOOLCALL>"),
         (.phi4Mini, "functools[{\"name\": \"f\", \"arguments\": {\"a\": 1, \"b\": [\"x\", true]}}]"),
         (.cohere, "<|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"f\", \"parameters\": {\"a\": 1, \"b\": [\"x\", true]}}\n]<|END_ACTION|>"),
+        (.harmony, "<|start|>assistant to=functions.f<|channel|>commentary json<|message|>{\"a\": 1, \"b\": [\"x\", true]}<|call|>"),
     ])
     func layout(_ format: ToolCallFormat, _ expected: String) throws {
         let c = RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1")), (key: "b", value: .array([.string("x"), .bool(true)]))]))
