@@ -5,8 +5,8 @@
 ///
 /// Ranks matter: a Qwen3-Coder template contains `<tool_call>` (the json signature) as well as
 /// `<function=`, and a Gemma 4 template's `<|tool_call>` must not be read as another format's
-/// marker. Formats outside the ten come before the generic json and llama3 signatures, so a
-/// DeepSeek or Harmony template is named as such, never guessed as one of ours.
+/// marker. Formats this package does not parse come before the generic json and llama3
+/// signatures, so a Harmony template is named as such, never guessed as one of ours.
 ///
 /// A signature is literal text, searched for byte by byte, plus at most a check of what lies
 /// right after it: no regular expression, so nothing can give up at a backtracking limit
@@ -41,7 +41,6 @@ enum TemplateSignatures {
     /// Templates of formats this package does not parse: named as such, never guessed as one
     /// of ours.
     static let foreign: [Signature] = [
-        Signature(rank: 90, verdict: .foreign("DeepSeek <｜tool▁calls▁begin｜>"), probes: [.literal(["<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"])], what: "<｜tool▁calls▁begin｜>"),
         Signature(rank: 91, verdict: .foreign("Nemotron <TOOLCALL>"), probes: [.literal(["<TOOLCALL>"])], what: "<TOOLCALL>"),
         Signature(rank: 92, verdict: .foreign("gpt-oss Harmony"), probes: [.literal(["<|channel|>", "<|call|>"])], what: "Harmony channels (<|channel|> / <|call|>)"),
     ]
@@ -140,7 +139,6 @@ enum InferenceTables {
         }
         switch n {
         case "gpt_oss", "harmony", "openai": return .foreign("gpt-oss Harmony")
-        case "deepseek_v3", "deepseek_v31", "deepseekv3", "deepseekv31": return .foreign("DeepSeek")
         default: return nil
         }
     }
@@ -148,7 +146,6 @@ enum InferenceTables {
     /// Token texts that name a format, most specific first.
     static let tokenTable: [(token: String, verdict: Verdict)] = {
         var all: [(rank: Int, token: String, verdict: Verdict)] = [
-            (90, "<｜tool▁calls▁begin｜>", .foreign("DeepSeek <｜tool▁calls▁begin｜>")),
             (91, "<TOOLCALL>", .foreign("Nemotron <TOOLCALL>")),
             (92, "<|call|>", .foreign("gpt-oss Harmony")),
         ]
