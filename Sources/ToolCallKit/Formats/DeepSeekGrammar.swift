@@ -21,8 +21,8 @@
 ///   section opener or the previous call directly), and so may `<｜tool▁call▁end｜>` (the call
 ///   ends with its JSON object, or with its closing fence).
 /// - A call outside a section (the section opener is missing) is a lone call. A lone
-///   `<｜tool▁call▁begin｜>` that no separator follows within 512 bytes is rejected alone as
-///   `malformed`, and what follows it is text again.
+///   `<｜tool▁call▁begin｜>` that no separator follows on its line within 512 bytes is rejected
+///   alone as `malformed`, and what follows it is text again.
 /// - A header with no separator, an empty name, or a body that is not a JSON object (invalid
 ///   JSON included) rejects that call (`malformed`) through its `<｜tool▁call▁end｜>` (or up to
 ///   the next call or the section's end); the calls around it are kept.
@@ -65,8 +65,8 @@ struct DeepSeekGrammar: CallGrammar {
     private static func bytes(_ texts: [String]) -> [[UInt8]] { texts.map { Array($0.utf8) } }
     /// What a section holds between calls: a call or the section's end.
     private static let sectionTags = bytes(callBegin + sectionEnd)
-    /// What ends a header: the separator (0, 1), or a call's end, a call or the section's end.
-    private static let headerMarkers = MarkerSet(bytes(separator + callEnd + callBegin + sectionEnd))
+    /// What ends a header: the separator (0, 1), or a call's end, a call, a section or its end.
+    private static let headerMarkers = MarkerSet(bytes(separator + callEnd + callBegin + sectionBegin + sectionEnd))
     /// What ends a call that cannot be parsed: through a call's end (0, 1), before the others.
     private static let badCallMarkers = MarkerSet(bytes(callEnd + callBegin + sectionEnd))
     private static let callEndTags = bytes(callEnd)
@@ -132,7 +132,18 @@ struct DeepSeekGrammar: CallGrammar {
                 let limit = min(w.end, start + D.maxHeaderBytes + D.headerMarkers.maxLength)
                 // A bound short of the received bytes is no end of the stream: a marker cut by
                 // it begins too late for a header anyway.
-                switch D.headerMarkers.search(w, from: pos, end: limit, isFinal: limit < w.end) {
+                let match = D.headerMarkers.search(w, from: pos, end: limit, isFinal: limit < w.end)
+                let searched: Int
+                switch match {
+                case .found(_, let at), .partial(let at): searched = at
+                case .none: searched = limit
+                }
+                // A name never spans lines: a line break inside the header ends the call here.
+                if let brk = D.lineBreak(w, start..<searched) {
+                    if let step = fail("the call's name holds a line break", at: brk, actions: &actions) { return step }
+                    continue
+                }
+                switch match {
                 case .found(let k, let at) where at - start <= D.maxHeaderBytes:
                     if k < D.separator.count {
                         let header = D.trimmedText(w, start..<at)
@@ -275,6 +286,17 @@ struct DeepSeekGrammar: CallGrammar {
                 }
             }
         }
+    }
+
+    /// The first line break in `r` after its leading white space.
+    private static func lineBreak(_ w: ByteWindow, _ r: Range<Int>) -> Int? {
+        var i = r.lowerBound
+        while i < r.upperBound && JSONReader.isSpace(w[i]) { i += 1 }
+        while i < r.upperBound {
+            if w[i] == 0x0A || w[i] == 0x0D { return i }
+            i += 1
+        }
+        return nil
     }
 
     private static func isWordByte(_ b: UInt8) -> Bool {
