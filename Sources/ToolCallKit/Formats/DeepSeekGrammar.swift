@@ -19,7 +19,8 @@
 /// - Every call of a section is reported; white space between calls and the section's end are
 ///   markup. Inside a section, `<｜tool▁call▁begin｜>` may be missing (the header follows the
 ///   section opener or the previous call directly), and so may `<｜tool▁call▁end｜>` (the call
-///   ends with its JSON object, or with its closing fence).
+///   ends with its JSON object, or with its closing fence). After complete calls, bytes that
+///   cannot begin a call (no separator on their line) end the section: they are text.
 /// - A call outside a section (the section opener is missing) is a lone call. A lone
 ///   `<｜tool▁call▁begin｜>` that no separator follows on its line within 512 bytes is rejected
 ///   alone as `malformed`, and what follows it is text again.
@@ -87,6 +88,8 @@ struct DeepSeekGrammar: CallGrammar {
     private var accounted = 0
     /// The first byte after the frame's marker.
     private var bodyStart = 0
+    /// Whether the current header began with no call-begin marker (inside a section).
+    private var bareHeader = false
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         pos = bodyStart
@@ -115,6 +118,7 @@ struct DeepSeekGrammar: CallGrammar {
                 switch TagMatch.at(w, pos, D.sectionTags) {
                 case .found(let k) where k < D.callBegin.count:
                     markupBefore(pos, actions: &actions)
+                    bareHeader = false
                     pos += D.sectionTags[k].count
                     state = .header(start: pos)
                 case .found(let k):
@@ -124,8 +128,9 @@ struct DeepSeekGrammar: CallGrammar {
                 case .partial:
                     return .needMore
                 case .none:
-                    // The call's begin marker is missing: its header starts here.
-                    markupBefore(pos, actions: &actions)
+                    // The call's begin marker is missing: its header starts here (the white space
+                    // before it goes with the call, or back to the text when it is no call).
+                    bareHeader = true
                     state = .header(start: pos)
                 }
             case .header(let start):
@@ -326,6 +331,10 @@ struct DeepSeekGrammar: CallGrammar {
     /// A header that cannot be a call: a lone begin marker gives its bytes back as text, a
     /// call of a section is skipped to its end from `at`.
     private mutating func fail(_ detail: String, at: Int, actions: inout [GrammarAction]) -> GrammarStep? {
+        if case .header = state, bareHeader && callsSeen > 0 {
+            // After complete calls, what is no call is text: the section's end was left out.
+            return .finished(at: accounted)
+        }
         if !inSection {
             actions.append(.reject(.malformed, detail: "a call-begin marker that no call follows", end: bodyStart))
             return .finished(at: bodyStart)
@@ -362,6 +371,9 @@ struct DeepSeekGrammar: CallGrammar {
             } else {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside an empty call section", end: w.end))
             }
+        case .header where bareHeader && callsSeen > 0:
+            // Text after complete calls whose section end was left out.
+            actions.append(.text(end: w.end))
         case .header, .afterSeparator, .name:
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call's name", end: w.end))
         case .beforeArguments, .arguments:
