@@ -18,6 +18,7 @@
 //   `</｜DSML｜invoke>` by the wrapper's closer.
 // - An invoke whose body is one JSON object (no parameter tags) takes it as its arguments,
 //   streamed as they arrive.
+// - Every tag is also read with ASCII bars (`<|DSML|invoke name=`), one spelling per frame.
 // - Drifts: a bare `<｜DSML｜invoke` with no wrapper is a call (an orphan wrapper closer after it is
 //   markup); a damaged opener (`<｜DSML｜tool_calls` with no `>`) opens the block, and an opener
 //   repeated inside it is markup. DSML markup never reaches the text.
@@ -30,8 +31,8 @@ extension FormatDefinition {
     static let deepseekV32: FormatDefinition = FormatDefinition(
         name: "deepseek_v32",
         summary: #"DeepSeek V3.2 and V4 (DSML). Example: <｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="true">v</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>"#,
-        grammar: { _ in TaggedFunctionParser(tags: dsmlTags) },
-        reasoning: ReasoningSyntax.think.endedBy(["<｜DSML｜function_calls>", "<｜DSML｜tool_calls>"]),
+        grammar: { _ in DSMLGrammar(full: dsmlTags, ascii: asciiTags) },
+        reasoning: ReasoningSyntax.think.endedBy(["<｜DSML｜function_calls>", "<｜DSML｜tool_calls>", "<|DSML|function_calls>", "<|DSML|tool_calls>"]),
         inference: InferenceDeclaration(
             parserNames: ["deepseek_v32", "deepseekv32", "deepseek_v3_2", "deepseek_v4", "deepseekv4", "dsml"],
             templates: [TemplateSignature(rank: 15, "DSML markup (｜DSML｜)", .literal(["｜DSML｜"]))],
@@ -71,12 +72,65 @@ extension FormatDefinition {
         }
     }
 
-    private static let dsmlTags = TaggedFunctionTags(
-        wrappers: [("<｜DSML｜function_calls>", "</｜DSML｜function_calls>"), ("<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>")],
-        damagedOpeners: ["<｜DSML｜function_calls", "<｜DSML｜tool_calls"],
-        function: ("<｜DSML｜invoke name=", "</｜DSML｜invoke>"),
-        parameter: ("<｜DSML｜parameter name=", "</｜DSML｜parameter>"),
-        quotedNames: true, jsonBody: true, stringAttribute: true)
+    private static let dsmlTags = tags(bar: "｜")
+    private static let asciiTags = tags(bar: "|")
+
+    /// DSML's tags with the given bar around `DSML`.
+    private static func tags(bar: String) -> TaggedFunctionTags {
+        let d = "<\(bar)DSML\(bar)"
+        let c = "</\(bar)DSML\(bar)"
+        return TaggedFunctionTags(
+            wrappers: [("\(d)function_calls>", "\(c)function_calls>"), ("\(d)tool_calls>", "\(c)tool_calls>")],
+            damagedOpeners: ["\(d)function_calls", "\(d)tool_calls"],
+            function: ("\(d)invoke name=", "\(c)invoke>"),
+            parameter: ("\(d)parameter name=", "\(c)parameter>"),
+            quotedNames: true, jsonBody: true, stringAttribute: true)
+    }
+}
+
+/// DSML in either spelling: the tagged-functions grammar with full-width bars (the tokens'
+/// text), or with ASCII bars when the frame's marker is spelt so. A frame is read in the
+/// spelling of its marker.
+struct DSMLGrammar: CallGrammar {
+    private var full: TaggedFunctionParser
+    private var ascii: TaggedFunctionParser
+    private var inASCII = false
+    let markers: [Marker]
+    private let fullCount: Int
+
+    init(full: TaggedFunctionTags, ascii: TaggedFunctionTags) {
+        self.full = TaggedFunctionParser(tags: full)
+        self.ascii = TaggedFunctionParser(tags: ascii)
+        fullCount = self.full.markers.count
+        markers = self.full.markers + self.ascii.markers
+    }
+
+    var skipRule: SkipRule { inASCII ? ascii.skipRule : full.skipRule }
+
+    mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
+        inASCII = marker >= fullCount
+        if inASCII {
+            ascii.begin(marker: marker - fullCount, at: at, bodyStart: bodyStart, atStart: atStart, context: context)
+        } else {
+            full.begin(marker: marker, at: at, bodyStart: bodyStart, atStart: atStart, context: context)
+        }
+    }
+
+    mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
+        inASCII ? ascii.advance(w, context: context, actions: &actions) : full.advance(w, context: context, actions: &actions)
+    }
+
+    mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
+        if inASCII { ascii.finish(w, context: context, actions: &actions) } else { full.finish(w, context: context, actions: &actions) }
+    }
+
+    func passThrough(at end: Int) -> PassThrough? {
+        inASCII ? ascii.passThrough(at: end) : full.passThrough(at: end)
+    }
+
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
+        if inASCII { ascii.takePassThrough(count, w) } else { full.takePassThrough(count, w) }
+    }
 }
 
 extension ToolCallFormat {
