@@ -2,8 +2,8 @@
 
 /// The format a model folder's files point to, and why.
 ///
-/// `format` is nil when the folder shows no format, or a format that is none of the ten (DeepSeek,
-/// Nemotron's `<TOOLCALL>`, gpt-oss Harmony): the evidence then says what was seen. Guessing
+/// `format` is nil when the folder shows no format, or a format this package does not parse
+/// (Nemotron's `<TOOLCALL>`, gpt-oss Harmony): the evidence then says what was seen. Guessing
 /// wrong is the silent failure this exists to prevent, so there is no fallback format.
 public struct FormatInference: Sendable, Equatable {
     /// The inferred format, or nil.

@@ -185,7 +185,7 @@ enum InferenceTables {
             return (nil, "\(named) without a Llama 3 vocabulary or rope: Llama 2 / OpenLLaMA, no tool-call format")
         }
         if t == "deepseek_v3" {
-            return (nil, "\(named): DeepSeek V3's architecture (Kimi K2 builds on it too), no format by itself")
+            return (nil, "\(named): the architecture of DeepSeek V3, R1 and V3.1 and of Kimi K2, no format by itself (the chat template decides)")
         }
         if t.hasPrefix("gemma") {
             return (nil, "\(named): plain Gemma has no tool-call format (FunctionGemma is told by its tokens)")

@@ -48,7 +48,7 @@ struct FormatInferenceTests {
         InferenceCase(folder: "own-special-tokens-map", format: .llama3, evidence: ["special_tokens_map.json"]),
         InferenceCase(folder: "own-empty", format: nil, evidence: ["no signal names a tool-call format"]),
         InferenceCase(folder: "own-seed-oss", format: .seedOss, evidence: ["<seed:tool_call>", "model_type \"seed_oss\""]),
-        InferenceCase(folder: "own-deepseek-v31-on-v3-arch", format: .deepseekV31, evidence: ["Kimi K2 builds on it"]),
+        InferenceCase(folder: "own-deepseek-v31-on-v3-arch", format: .deepseekV31, evidence: ["the chat template decides"]),
         InferenceCase(folder: "own-kimi-on-deepseek-arch", format: .kimiK2, evidence: ["<|tool_calls_section_begin|>"]),
         InferenceCase(folder: "own-deepseek-v3-config-only", format: nil, evidence: ["no format by itself"]),
         InferenceCase(folder: "own-deepseek-v32-config-only", format: .deepseekV32, evidence: ["model_type \"deepseek_v32\""]),
