@@ -15,7 +15,8 @@
 /// The call starts when its name is known (at the separator in V3.1, at the end of the name's
 /// line in V3); the arguments stream as deltas while they arrive. Rules:
 ///
-/// - Every marker is also read with ASCII bars (`<|tool▁calls▁begin|>`).
+/// - Every marker is also read with ASCII bars (`<|tool▁calls▁begin|>`), and the section opener
+///   also as `<｜tool▁calls｜>`.
 /// - Every call of a section is reported; white space between calls and the section's end are
 ///   markup. Inside a section, `<｜tool▁call▁begin｜>` may be missing (the header follows the
 ///   section opener or the previous call directly), and so may `<｜tool▁call▁end｜>` (the call
@@ -52,7 +53,8 @@ struct DeepSeekGrammar: CallGrammar {
     /// A marker's two spellings: full-width bars (the tokens' text) and ASCII bars.
     static func spellings(_ body: String) -> [String] { ["<｜\(body)｜>", "<|\(body)|>"] }
 
-    static let sectionBegin = spellings("tool▁calls▁begin")
+    /// The section opener, and the shorter `<｜tool▁calls｜>` some outputs write.
+    static let sectionBegin = spellings("tool▁calls▁begin") + spellings("tool▁calls")
     static let sectionEnd = spellings("tool▁calls▁end")
     static let callBegin = spellings("tool▁call▁begin")
     static let callEnd = spellings("tool▁call▁end")

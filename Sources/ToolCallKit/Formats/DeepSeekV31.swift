@@ -36,7 +36,7 @@ extension FormatDefinition {
         var out = Array(text.utf8)
         guard !calls.isEmpty else { return out }
         let markers = (DeepSeekGrammar.separator + DeepSeekGrammar.callBegin + DeepSeekGrammar.callEnd
-            + DeepSeekGrammar.sectionEnd).map { Array($0.utf8) }
+            + DeepSeekGrammar.sectionBegin + DeepSeekGrammar.sectionEnd).map { Array($0.utf8) }
         for (i, call) in calls.enumerated() {
             let name = Array(call.name.utf8)
             guard !name.isEmpty, SchemaTyping.trimSpace(call.name) == call.name,
