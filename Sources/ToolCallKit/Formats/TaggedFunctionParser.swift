@@ -3,8 +3,11 @@
 
 /// The tags of one tagged-function format.
 struct TaggedFunctionTags: Sendable {
-    let wrapperOpen: [UInt8]
-    let wrapperClose: [UInt8]
+    /// The wrapper's openers (several spellings, the well-formed ones first) and closers; any
+    /// closer ends a block, and an opener met between function blocks is skipped (DeepSeek V4
+    /// repeats a damaged opener).
+    let wrapperOpens: [[UInt8]]
+    let wrapperCloses: [[UInt8]]
     /// The function opener up to its name (`<function=`, `<invoke name=`).
     let functionOpen: [UInt8]
     let functionClose: [UInt8]
@@ -15,39 +18,56 @@ struct TaggedFunctionTags: Sendable {
     /// A JSON call object (`{"name", "arguments"}`) may stand for a function block inside the
     /// wrapper (Qwen 3.5 falls back to the Hermes dialect).
     let jsonCalls: Bool
+    /// A function block's body may be its arguments as one JSON object instead of parameters
+    /// (DeepSeek V3.2 falls back to it).
+    let jsonBody: Bool
+    /// A parameter's `string="true"` attribute makes its value a string whatever it looks like
+    /// (DeepSeek's DSML); `string="false"` (or none) types it as usual.
+    let stringAttribute: Bool
     let value: TextValueScanner.Tags
 
     init(
         wrapper: (String, String), function: (String, String), parameter: (String, String),
         quotedNames: Bool, jsonCalls: Bool = false
     ) {
-        wrapperOpen = Array(wrapper.0.utf8)
-        wrapperClose = Array(wrapper.1.utf8)
+        self.init(wrappers: [wrapper], function: function, parameter: parameter, quotedNames: quotedNames,
+                  jsonCalls: jsonCalls)
+    }
+
+    /// `damagedOpeners`: more wrapper openers (a well-formed one's prefix) that open a block too.
+    init(
+        wrappers: [(String, String)], damagedOpeners: [String] = [], function: (String, String),
+        parameter: (String, String), quotedNames: Bool, jsonCalls: Bool = false, jsonBody: Bool = false,
+        stringAttribute: Bool = false
+    ) {
+        wrapperOpens = (wrappers.map(\.0) + damagedOpeners).map { Array($0.utf8) }
+        wrapperCloses = wrappers.map { Array($0.1.utf8) }
         functionOpen = Array(function.0.utf8)
         functionClose = Array(function.1.utf8)
         parameterOpen = Array(parameter.0.utf8)
         self.quotedNames = quotedNames
         self.jsonCalls = jsonCalls
+        self.jsonBody = jsonBody
+        self.stringAttribute = stringAttribute
         value = TextValueScanner.Tags(
-            close: parameter.1, follows: [parameter.0, function.1, wrapper.1], breaks: [parameter.0, function.1],
+            close: parameter.1, follows: [parameter.0, function.1] + wrappers.map(\.1), breaks: [parameter.0, function.1],
             stripNewlines: true,
-            nests: [(wrapper.0, wrapper.1, [function.0]), (function.0, function.1, [parameter.0, function.1])])
+            nests: wrappers.map { ($0.0, $0.1, [function.0]) } + [(function.0, function.1, [parameter.0, function.1])])
     }
 
     /// The tags the renderer must check a value for (``CallRenderer/taggedCalls``).
     var rendering: CallRenderer.TextTags {
         CallRenderer.TextTags(
-            tags: [value.close, parameterOpen, functionClose, functionOpen, wrapperOpen, wrapperClose],
+            tags: [value.close, parameterOpen, functionClose, functionOpen] + wrapperOpens + wrapperCloses,
             quotedNames: quotedNames, glm: false)
     }
 
-    /// Start markers: the wrapper and a bare function block; the wrapper's close is stray.
+    /// Start markers: the wrapper's openers, then a bare function block; the wrapper's closers
+    /// are stray.
     var markers: [Marker] {
-        [
-            Marker(String(decoding: wrapperOpen, as: UTF8.self), role: .section),
-            Marker(String(decoding: functionOpen, as: UTF8.self), role: .call),
-            Marker(String(decoding: wrapperClose, as: UTF8.self), kind: .stray),
-        ]
+        wrapperOpens.map { Marker(String(decoding: $0, as: UTF8.self), role: .section) }
+            + [Marker(String(decoding: functionOpen, as: UTF8.self), role: .call)]
+            + wrapperCloses.map { Marker(String(decoding: $0, as: UTF8.self), kind: .stray) }
     }
 }
 
@@ -82,6 +102,11 @@ struct TaggedFunctionParser: CallGrammar {
         /// `jsonReader`. (Kept out of the enum: a reader with heap state in an enum payload is
         /// copied on every step, which made long objects quadratic.)
         case json
+        /// A function block whose body is a JSON object (``TaggedFunctionTags/jsonBody``), read
+        /// by `argsReader`.
+        case jsonBody
+        /// The JSON body ended at `end`: the function's close may follow.
+        case afterJSONBody(JSONValue, end: Int)
         /// Skipping to the frame's end; the frame is `malformed`.
         case junk(String)
     }
@@ -97,6 +122,8 @@ struct TaggedFunctionParser: CallGrammar {
     private var tool: ToolDefinition?
     private var emitter = TextArgumentEmitter()
     private var jsonReader = CallObjectReader(at: 0, streaming: true, maxDepth: 0)
+    private var argsReader = JSONReader()
+    private var streamer = RawDeltaStreamer(from: 0)
 
     init(tags: TaggedFunctionTags) {
         self.tags = tags
@@ -104,7 +131,7 @@ struct TaggedFunctionParser: CallGrammar {
     }
 
     var skipRule: SkipRule {
-        .through([wrapped ? tags.wrapperClose : tags.functionClose])
+        .through(wrapped ? tags.wrapperCloses : [tags.functionClose])
     }
 
     let markers: [Marker]
@@ -123,14 +150,20 @@ struct TaggedFunctionParser: CallGrammar {
             case .frame:
                 skipSpace(w)
                 guard pos < w.end else { return .needMore }
-                switch TagMatch.at(w, pos, [tags.functionOpen, tags.wrapperClose]) {
+                switch TagMatch.at(w, pos, [tags.functionOpen] + tags.wrapperCloses + tags.wrapperOpens) {
                 case .found(0):
                     pos += tags.functionOpen.count
                     state = .name
-                case .found:
-                    let end = pos + tags.wrapperClose.count
+                case .found(let k) where k <= tags.wrapperCloses.count:
+                    let end = pos + tags.wrapperCloses[k - 1].count
                     actions.append(.markup(end: end))
                     return .finished(at: end)
+                case .found(let k):
+                    // A repeated opener (with its `>` when it has one): part of the frame. At the
+                    // end of the received bytes a shorter opener waits: a `>` may follow.
+                    let next = pos + tags.wrapperOpens[k - 1 - tags.wrapperCloses.count].count
+                    guard next < w.end else { return .needMore }
+                    pos = w[next] == UInt8(ascii: ">") ? next + 1 : next
                 case .partial:
                     return .needMore
                 case .none:
@@ -191,7 +224,7 @@ struct TaggedFunctionParser: CallGrammar {
             case .params:
                 skipSpace(w)
                 guard pos < w.end else { return .needMore }
-                switch TagMatch.at(w, pos, [tags.parameterOpen, tags.functionClose, tags.wrapperClose]) {
+                switch TagMatch.at(w, pos, [tags.parameterOpen, tags.functionClose] + tags.wrapperCloses) {
                 case .found(0):
                     pos += tags.parameterOpen.count
                     state = .key
@@ -201,15 +234,61 @@ struct TaggedFunctionParser: CallGrammar {
                     pos = end
                     if !wrapped { return .finished(at: end) }
                     state = .frame
-                case .found:
+                case .found(let k):
                     // The function's close is missing; the wrapper's close ends both.
-                    let end = pos + tags.wrapperClose.count
+                    let end = pos + tags.wrapperCloses[k - 2].count
                     settle(end: end, actions: &actions)
                     return .finished(at: end)
                 case .partial:
                     return .needMore
                 case .none:
-                    state = .junk("unexpected text between parameters")
+                    if tags.jsonBody && !emitter.hasValues && w[pos] == UInt8(ascii: "{") {
+                        argsReader = JSONReader(maxDepth: context.maxDepth)
+                        streamer = RawDeltaStreamer(from: pos)
+                        state = .jsonBody
+                    } else {
+                        state = .junk("unexpected text between parameters")
+                    }
+                }
+            case .jsonBody:
+                let event = argsReader.advance(w, from: &pos, to: w.end)
+                switch event {
+                case .needMore, .valueStart, .valueEnd:
+                    streamer.flush(w, upTo: pos, final: false, actions: &actions)
+                    if case .needMore = event { return .needMore }
+                case .complete(let value, let end):
+                    streamer.flush(w, upTo: end, final: true, actions: &actions)
+                    pos = end
+                    state = .afterJSONBody(value, end: end)
+                case .error(let m, let at):
+                    streamer.flush(w, upTo: at, final: false, actions: &actions)
+                    pos = at
+                    state = .junk(m)
+                case .tooDeep(let at):
+                    streamer.flush(w, upTo: at, final: false, actions: &actions)
+                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    return .skip
+                }
+            case .afterJSONBody(let value, let end):
+                skipSpace(w)
+                guard pos < w.end else { return .needMore }
+                switch TagMatch.at(w, pos, [tags.functionClose] + tags.wrapperCloses) {
+                case .found(let k):
+                    let close = pos + (k == 0 ? tags.functionClose.count : tags.wrapperCloses[k - 1].count)
+                    actions.append(.accept(arguments: value, end: close))
+                    callsInFrame += 1
+                    pos = close
+                    if k > 0 || !wrapped { return .finished(at: close) }
+                    state = .frame
+                case .partial:
+                    return .needMore
+                case .none:
+                    // The function's close is missing: the call ends with its object.
+                    actions.append(.accept(arguments: value, end: end))
+                    callsInFrame += 1
+                    pos = end
+                    if !wrapped { return .finished(at: end) }
+                    state = .frame
                 }
             case .key:
                 switch Self.readName(w, from: pos, tags: tags) {
@@ -218,8 +297,9 @@ struct TaggedFunctionParser: CallGrammar {
                 case .invalid:
                     state = .junk("the parameter name does not end with '>'")
                 case .name(let key, let next):
+                    let raw = tags.stringAttribute && Self.hasStringTrue(w, pos..<next)
                     pos = next
-                    emitter.beginValue(key: key, tool: tool, actions: &actions)
+                    emitter.beginValue(key: key, tool: tool, asString: raw, actions: &actions)
                     state = .value(TextValueScanner(start: next))
                 }
             case .value(var scanner):
@@ -233,8 +313,8 @@ struct TaggedFunctionParser: CallGrammar {
                     state = .params
                 }
             case .junk(let detail):
-                let stop = wrapped ? tags.wrapperClose : tags.functionClose
-                return MarkerSet([stop]).rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in true }
+                let stops = wrapped ? tags.wrapperCloses : [tags.functionClose]
+                return MarkerSet(stops).rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in true }
             }
         }
     }
@@ -246,6 +326,8 @@ struct TaggedFunctionParser: CallGrammar {
             return tags.value.passThrough
         case .json:
             return jsonReader.passThrough(at: end)
+        case .jsonBody:
+            return streamer.passThrough(argsReader, pos: pos, at: end)
         default:
             return nil
         }
@@ -259,6 +341,8 @@ struct TaggedFunctionParser: CallGrammar {
         case .json:
             jsonReader.takePassThrough(count, w)
             pos = jsonReader.pos
+        case .jsonBody:
+            streamer.takeForwarded(count, w, reader: &argsReader, pos: &pos)
         default:
             preconditionFailure("takePassThrough outside a run")
         }
@@ -284,8 +368,12 @@ struct TaggedFunctionParser: CallGrammar {
             } else {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
             }
-        case .key, .json:
+        case .key, .json, .jsonBody:
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
+        case .afterJSONBody(let value, let end):
+            actions.append(.accept(arguments: value, end: end))
+            callsInFrame += 1
+            if w.end > end { actions.append(.markup(end: w.end)) }
         case .value(var scanner):
             if scanner.finish(w, tags: tags.value, emitter: &emitter, actions: &actions, judge: judge) {
                 settleCutOff(end: w.end, actions: &actions)
@@ -333,6 +421,21 @@ struct TaggedFunctionParser: CallGrammar {
         case needMore
         case invalid
         case name(String, next: Int)
+    }
+
+    /// Whether a parameter tag's attributes in `r` (after its opener) say `string="true"`.
+    static func hasStringTrue(_ w: ByteWindow, _ r: Range<Int>) -> Bool {
+        let needles = ["string=\"true\"", "string='true'", "string=true"].map { Array($0.utf8) }
+        var i = r.lowerBound
+        while i < r.upperBound {
+            for n in needles where i + n.count <= r.upperBound {
+                var j = 0
+                while j < n.count && w[i + j] == n[j] { j += 1 }
+                if j == n.count { return true }
+            }
+            i += 1
+        }
+        return false
     }
 
     private var judge: TaggedValueJudge { TaggedValueJudge(tags: tags, tool: tool, wrapped: wrapped) }
@@ -406,7 +509,7 @@ struct TaggedValueJudge: TagJudge {
         while p < w.end && JSONReader.isSpace(w[p]) && p - after < TextValueScanner.maxSpaceAfterClose { p += 1 }
         if p - after >= TextValueScanner.maxSpaceAfterClose { return .data }
         if p == w.end { return isFinal ? .structure : .undecided }
-        switch TagMatch.at(w, p, [tags.wrapperClose, tags.functionOpen], isFinal: isFinal) {
+        switch TagMatch.at(w, p, tags.wrapperCloses + [tags.functionOpen], isFinal: isFinal) {
         case .found: return .structure
         case .partial: return .undecided
         case .none: return .data

@@ -5,8 +5,8 @@
 ///
 /// Ranks matter: a Qwen3-Coder template contains `<tool_call>` (the json signature) as well as
 /// `<function=`, and a Gemma 4 template's `<|tool_call>` must not be read as another format's
-/// marker. Formats outside the ten come before the generic json and llama3 signatures, so a
-/// DeepSeek or Harmony template is named as such, never guessed as one of ours.
+/// marker. Formats this package does not parse come before the generic json and llama3
+/// signatures, so a Harmony template is named as such, never guessed as one of ours.
 ///
 /// A signature is literal text, searched for byte by byte, plus at most a check of what lies
 /// right after it: no regular expression, so nothing can give up at a backtracking limit
@@ -41,7 +41,6 @@ enum TemplateSignatures {
     /// Templates of formats this package does not parse: named as such, never guessed as one
     /// of ours.
     static let foreign: [Signature] = [
-        Signature(rank: 90, verdict: .foreign("DeepSeek <｜tool▁calls▁begin｜>"), probes: [.literal(["<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"])], what: "<｜tool▁calls▁begin｜>"),
     ]
 
     /// Every format's signatures and the foreign ones, by rank (the order of the formats breaks ties).
@@ -137,7 +136,6 @@ enum InferenceTables {
             return .format(f)
         }
         switch n {
-        case "deepseek_v3", "deepseek_v31", "deepseekv3", "deepseekv31": return .foreign("DeepSeek")
         default: return nil
         }
     }
@@ -145,7 +143,6 @@ enum InferenceTables {
     /// Token texts that name a format, most specific first.
     static let tokenTable: [(token: String, verdict: Verdict)] = {
         var all: [(rank: Int, token: String, verdict: Verdict)] = [
-            (90, "<｜tool▁calls▁begin｜>", .foreign("DeepSeek <｜tool▁calls▁begin｜>")),
         ]
         for f in ToolCallFormat.allCases {
             all += f.definition.inference.tokens.map { ($0.rank, $0.text, .format(f)) }
@@ -183,7 +180,7 @@ enum InferenceTables {
             return (nil, "\(named) without a Llama 3 vocabulary or rope: Llama 2 / OpenLLaMA, no tool-call format")
         }
         if t == "deepseek_v3" {
-            return (nil, "\(named): DeepSeek V3's architecture (Kimi K2 builds on it too), no format by itself")
+            return (nil, "\(named): the architecture of DeepSeek V3, R1 and V3.1 and of Kimi K2, no format by itself (the chat template decides)")
         }
         if t.hasPrefix("gemma") {
             return (nil, "\(named): plain Gemma has no tool-call format (FunctionGemma is told by its tokens)")

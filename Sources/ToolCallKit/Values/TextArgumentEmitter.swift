@@ -58,11 +58,14 @@ struct TextArgumentEmitter: Sendable {
     var hasValues: Bool { began > 0 }
 
     /// A value for `key` begins; `schema` is the argument's schema when the tool declares it.
-    mutating func beginValue(key: String, tool: ToolDefinition?, actions: inout [GrammarAction]) {
+    /// `asString`: the format marks the value as a string (DSML's `string="true"`): it is one
+    /// unless the schema admits no string.
+    mutating func beginValue(key: String, tool: ToolDefinition?, asString: Bool = false, actions: inout [GrammarAction]) {
         self.key = key
         let schema = tool?.typingSchema(forArgument: key)
         self.schema = schema
-        let types = SchemaTyping.types(of: schema)
+        var types = SchemaTyping.types(of: schema)
+        if asString && (types.isEmpty || types.contains("string")) { types = ["string"] }
         typed = !types.isEmpty
         buffer.removeAll(keepingCapacity: true)
         text.removeAll(keepingCapacity: true)

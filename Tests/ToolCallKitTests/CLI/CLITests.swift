@@ -305,7 +305,8 @@ struct CLITests {
 struct CLIInferTests {
     @Test("prints one line of JSON; exit 0 found, 3 none, 1 not a folder", arguments: [
         ("Qwen3-Coder-vllm-example", Int32(0), "\"format\":\"xml_function\""),
-        ("DeepSeek-V3.1", Int32(3), "\"format\":null"),
+        ("DeepSeek-V3.1", Int32(0), "\"format\":\"deepseek_v31\""),
+        ("own-deepseek-v3-config-only", Int32(3), "\"format\":null"),
     ])
     func infer(folder: String, status: Int32, fragment: String) throws {
         let r = try CLI.run(["infer", FixturePaths.root.appendingPathComponent("models/\(folder)").path])

@@ -31,6 +31,16 @@ enum WireCall {
             return "<|START_ACTION|>[{\"tool_call_id\":\"0\",\"tool_name\":\"\(name)\",\"parameters\":{\"\(key)\":\(value)}}]<|END_ACTION|>"
         case .harmony:
             return "<|start|>assistant to=functions.\(name)<|channel|>commentary json<|message|>{\"\(key)\":\(value)}<|call|>"
+        case .deepseekV3:
+            return "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>\(name)\n```json\n{\"\(key)\":\(value)}\n```"
+                + "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+        case .deepseekV31:
+            return "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>\(name)<｜tool▁sep｜>{\"\(key)\":\(value)}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+        case .deepseekV32:
+            return "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"\(name)\">\n<｜DSML｜parameter name=\"\(key)\" string=\"false\">\(value)"
+                + "</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+        case .seedOss:
+            return "<seed:tool_call>\n<function=\(name)>\n<parameter=\(key)>\(value)</parameter>\n</function>\n</seed:tool_call>"
         default:
             Issue.record("WireCall has no spelling for \(format.rawValue): add one")
             return ""
@@ -40,11 +50,11 @@ enum WireCall {
     /// A string argument: quoted where the format quotes strings, bare where values are text.
     static func string(_ format: ToolCallFormat, _ s: String) -> String {
         switch format {
-        case .json, .kimiK2, .mistral, .llama3, .granite, .nemotron, .phi4Mini, .cohere, .harmony: return "\"\(s)\""
+        case .json, .kimiK2, .mistral, .llama3, .granite, .nemotron, .phi4Mini, .cohere, .harmony, .deepseekV3, .deepseekV31: return "\"\(s)\""
         case .lfm2, .pythonic: return "'\(s)'"
         case .gemma: return "<escape>\(s)<escape>"
         case .gemma4: return "<|\"|>\(s)<|\"|>"
-        case .xmlFunction, .glm4, .minimaxM2: return s
+        case .xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss: return s
         default:
             Issue.record("WireCall has no string spelling for \(format.rawValue): add one")
             return s

@@ -45,9 +45,13 @@ let allMarkers = [
     "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<minimax:tool_call>", "</minimax:tool_call>",
     "<invoke name=\"f\">", "</invoke>", "<parameter name=\"x\">", "<think>", "</think>", "<|eom_id|>",
     "<|start|>", "<|channel|>", "<|message|>", "<|call|>", "<|end|>", "<|return|>", "<|constrain|>", " to=functions.f",
+    "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>",
+    "<|tool▁call▁begin|>", "<｜DSML｜function_calls>", "</｜DSML｜function_calls>", "<｜DSML｜tool_calls",
+    "<｜DSML｜invoke name=\"f\">", "</｜DSML｜invoke>", "<｜DSML｜parameter name=\"x\" string=\"true\">", "</｜DSML｜parameter>",
+    "<seed:tool_call>", "</seed:tool_call>", "<seed:think>", "</seed:think>",
 ]
 
-let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2]
+let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss]
 
 func deepArray(_ depth: Int) -> JSONValue {
     var v = JSONValue.string("bottom")
@@ -129,9 +133,10 @@ let roundTripTable: [RoundTripCase] = {
             cannot: [.lfm2: "not one", .pythonic: "not one", .mistral: "white space", .kimiK2: "white space", .gemma: "white space", .gemma4: "white space",
                      .harmony: "white space"]),
         row("key with surrounding space", [call("f", [(" k ", s("x"))])],
-            cannot: [.xmlFunction: "trims", .minimaxM2: "trims", .glm4: "trims", .lfm2: "not a Python name", .pythonic: "not a Python name"]),
+            cannot: [.xmlFunction: "trims", .minimaxM2: "trims", .glm4: "trims", .lfm2: "not a Python name", .pythonic: "not a Python name",
+                     .deepseekV32: "trims", .seedOss: "trims"]),
         row("a close tag and the next parameter (xml_function)", [call("write_file", [("content", s("x\n</parameter>\n<parameter=mode>\nz"))])],
-            cannot: [.xmlFunction: "(</parameter>, <parameter=)"], mayRefuse: [.minimaxM2, .glm4]),
+            cannot: [.xmlFunction: "(</parameter>, <parameter=)", .seedOss: "(</parameter>, <parameter=)"], mayRefuse: [.minimaxM2, .glm4]),
         row("a close tag and the next parameter (minimax_m2)", [call("write_file", [("content", s("x</parameter>\n<parameter name=\"mode\">z"))])],
             cannot: [.minimaxM2: "(</parameter>, <parameter name=)"], mayRefuse: [.xmlFunction, .glm4]),
         row("a close tag and the next key (glm4)", [call("write_file", [("content", s("x</arg_value>\n<arg_key>mode</arg_key>"))])],
@@ -251,6 +256,10 @@ struct RoundTripTests {
         (.phi4Mini, "functools[{\"name\": \"f\", \"arguments\": {\"a\": 1, \"b\": [\"x\", true]}}]"),
         (.cohere, "<|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"f\", \"parameters\": {\"a\": 1, \"b\": [\"x\", true]}}\n]<|END_ACTION|>"),
         (.harmony, "<|start|>assistant to=functions.f<|channel|>commentary json<|message|>{\"a\": 1, \"b\": [\"x\", true]}<|call|>"),
+        (.deepseekV3, "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": 1, \"b\": [\"x\", true]}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+        (.deepseekV31, "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": 1, \"b\": [\"x\", true]}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+        (.deepseekV32, "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"false\">1</｜DSML｜parameter>\n<｜DSML｜parameter name=\"b\" string=\"false\">[\"x\", true]</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"),
+        (.seedOss, "<seed:tool_call>\n<function=f>\n<parameter=a>1</parameter>\n<parameter=b>[\"x\", true]</parameter>\n</function>\n</seed:tool_call>"),
     ])
     func layout(_ format: ToolCallFormat, _ expected: String) throws {
         let c = RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1")), (key: "b", value: .array([.string("x"), .bool(true)]))]))

@@ -26,7 +26,9 @@ struct FormatInferenceTests {
         InferenceCase(folder: "Mistral-Small-3.2-24B-Instruct-2506", format: .mistral, evidence: ["with [ARGS]"]),
         InferenceCase(folder: "Llama-3.2-3B-Instruct", format: .llama3),
         InferenceCase(folder: "Llama-2-7b-hf", format: nil, evidence: ["Llama 2 / OpenLLaMA"]),
-        InferenceCase(folder: "DeepSeek-V3.1", format: nil, evidence: ["DeepSeek", "none of the ten"]),
+        InferenceCase(folder: "DeepSeek-V3.1", format: .deepseekV31, evidence: ["<｜tool▁sep｜>{json}"]),
+        InferenceCase(folder: "deepseek-ai-DeepSeek-V3.2", format: .deepseekV32, evidence: ["DSML"]),
+        InferenceCase(folder: "deepseek-ai-DeepSeek-R1-Distill-Llama-8B", format: .deepseekV3, evidence: ["```json fence"]),
         InferenceCase(folder: "ibm-granite-granite-3.3-2B-Instruct", format: .granite, evidence: ["<|tool_call|>"]),
         InferenceCase(folder: "CohereForAI-c4ai-command-r7b-12-2024-tool_use", format: .cohere, evidence: ["<|START_ACTION|>"]),
         // Our own, one rule each.
@@ -53,6 +55,11 @@ struct FormatInferenceTests {
         InferenceCase(folder: "own-chat-template-json", format: .minimaxM2, evidence: ["chat_template.json"]),
         InferenceCase(folder: "own-special-tokens-map", format: .llama3, evidence: ["special_tokens_map.json"]),
         InferenceCase(folder: "own-empty", format: nil, evidence: ["no signal names a tool-call format"]),
+        InferenceCase(folder: "own-seed-oss", format: .seedOss, evidence: ["<seed:tool_call>", "model_type \"seed_oss\""]),
+        InferenceCase(folder: "own-deepseek-v31-on-v3-arch", format: .deepseekV31, evidence: ["the chat template decides"]),
+        InferenceCase(folder: "own-kimi-on-deepseek-arch", format: .kimiK2, evidence: ["<|tool_calls_section_begin|>"]),
+        InferenceCase(folder: "own-deepseek-v3-config-only", format: nil, evidence: ["no format by itself"]),
+        InferenceCase(folder: "own-deepseek-v32-config-only", format: .deepseekV32, evidence: ["model_type \"deepseek_v32\""]),
     ]
 
     @Test("infers the format and shows the evidence", arguments: cases)
