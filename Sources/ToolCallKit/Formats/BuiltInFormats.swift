@@ -7,7 +7,7 @@
 enum BuiltInFormats {
     static let all: [FormatDefinition] = [
         .json, .lfm2, .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2, .mistral, .llama3,
-        .kimiK3,
+        .kimiK3, .minimaxM3,
     ]
 
     static let formats: [ToolCallFormat] = all.map(ToolCallFormat.init)
