@@ -15,7 +15,8 @@
 ///   framing); `think`'s opener and closer are text, as every format's reasoning markers are
 ///   when reasoning separation is off (with it on, the decoder reads them first).
 /// - Values (``TextValueScanner``): the raw bytes up to `<|close|>argument<|sep|>` confirmed by
-///   what follows (the next argument, the call's or section's close, or the end of the stream);
+///   what follows (the next argument, the call's, section's or message's close, or the end of
+///   the stream);
 ///   `<|close|>argument` without `<|sep|>` is data. A missing argument close is closed by the
 ///   next argument or the call's close. Typing: `type="string"` keeps the text as written when
 ///   the tool's schema admits a string (or declares nothing); otherwise the tool's schema types
@@ -49,7 +50,8 @@ struct KimiK3Grammar: CallGrammar {
 
     static let valueTags = TextValueScanner.Tags(
         close: "<|close|>argument<|sep|>",
-        follows: ["<|open|>argument ", "<|close|>call<|sep|>", "<|close|>tools<|sep|>", "<|open|>json "],
+        follows: ["<|open|>argument ", "<|close|>call<|sep|>", "<|close|>tools<|sep|>", "<|open|>json ",
+                  "<|close|>message<|sep|>", "<|end_of_msg|>"],
         breaks: ["<|open|>argument ", "<|close|>call<|sep|>"], stripNewlines: false)
 
     let markers: [Marker] = [

@@ -22,6 +22,12 @@ enum WireCall {
             return "<minimax:tool_call>\n<invoke name=\"\(name)\">\n<parameter name=\"\(key)\">\(value)</parameter>\n</invoke>\n</minimax:tool_call>"
         case .mistral: return "[TOOL_CALLS]\(name)[ARGS]{\"\(key)\":\(value)}"
         case .llama3: return "<|python_tag|>{\"name\":\"\(name)\",\"parameters\":{\"\(key)\":\(value)}}"
+        case .kimiK3:
+            return "<|open|>tools<|sep|><|open|>call tool=\"\(name)\" index=\"1\"<|sep|><|open|>argument key=\"\(key)\"<|sep|>"
+                + "\(value)<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"
+        case .minimaxM3:
+            let ns = "]<]minimax[>["
+            return "\(ns)<tool_call>\n\(ns)<invoke name=\"\(name)\">\(ns)<\(key)>\(value)\(ns)</\(key)>\(ns)</invoke>\n\(ns)</tool_call>"
         default:
             Issue.record("WireCall has no spelling for \(format.rawValue): add one")
             return ""
@@ -35,7 +41,7 @@ enum WireCall {
         case .lfm2: return "'\(s)'"
         case .gemma: return "<escape>\(s)<escape>"
         case .gemma4: return "<|\"|>\(s)<|\"|>"
-        case .xmlFunction, .glm4, .minimaxM2: return s
+        case .xmlFunction, .glm4, .minimaxM2, .kimiK3, .minimaxM3: return s
         default:
             Issue.record("WireCall has no string spelling for \(format.rawValue): add one")
             return s

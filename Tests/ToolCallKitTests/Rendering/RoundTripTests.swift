@@ -44,9 +44,11 @@ let allMarkers = [
     "<|tool_calls_section_end|>", "</parameter>", "<parameter=x>", "<parameter=", "</function>", "<function=f>",
     "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<minimax:tool_call>", "</minimax:tool_call>",
     "<invoke name=\"f\">", "</invoke>", "<parameter name=\"x\">", "<think>", "</think>", "<|eom_id|>",
+    "<|open|>", "<|close|>", "<|sep|>", "<|close|>argument<|sep|>", "<|open|>argument ", "<|close|>call<|sep|>",
+    "]<]minimax[>[", "<mm:think>", "</mm:think>",
 ]
 
-let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2]
+let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2, .kimiK3, .minimaxM3]
 
 func deepArray(_ depth: Int) -> JSONValue {
     var v = JSONValue.string("bottom")
@@ -229,6 +231,8 @@ struct RoundTripTests {
         (.minimaxM2, "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n<parameter name=\"b\">[\"x\", true]</parameter>\n</invoke>\n</minimax:tool_call>"),
         (.mistral, "[TOOL_CALLS]f[ARGS]{\"a\": 1, \"b\": [\"x\", true]}"),
         (.llama3, "{\"name\": \"f\", \"parameters\": {\"a\": 1, \"b\": [\"x\", true]}}"),
+        (.kimiK3, "<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument key=\"a\" type=\"number\"<|sep|>1<|close|>argument<|sep|><|open|>argument key=\"b\" type=\"array\"<|sep|>[\"x\", true]<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|>"),
+        (.minimaxM3, "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<b>[\"x\", true]]<]minimax[>[</b>]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>"),
     ])
     func layout(_ format: ToolCallFormat, _ expected: String) throws {
         let c = RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1")), (key: "b", value: .array([.string("x"), .bool(true)]))]))
