@@ -110,7 +110,7 @@ struct KimiK3Grammar: CallGrammar {
             case .section:
                 skipSpace(w)
                 guard pos < w.end else { return .needMore }
-                switch TagMatch.at(w, pos, [Self.openToken, Self.closeTools, Self.closeToken]) {
+                switch Self.match(w, pos, [Self.openToken, Self.closeTools]) {
                 case .found(0):
                     switch Self.readHeader(w, from: pos + Self.openToken.count) {
                     case .needMore: return .needMore
@@ -136,7 +136,7 @@ struct KimiK3Grammar: CallGrammar {
             case .args:
                 skipSpace(w)
                 guard pos < w.end else { return .needMore }
-                switch TagMatch.at(w, pos, [Self.openToken, Self.closeCall, Self.closeTools, Self.closeToken]) {
+                switch Self.match(w, pos, [Self.openToken, Self.closeCall, Self.closeTools]) {
                 case .found(0):
                     switch Self.readHeader(w, from: pos + Self.openToken.count) {
                     case .needMore: return .needMore
@@ -266,6 +266,18 @@ struct KimiK3Grammar: CallGrammar {
     }
 
     // MARK: - Helpers
+
+    /// `TagMatch.at` over `tags`, then any other block's close (`.found(tags.count)`) only when
+    /// none of `tags` may still be coming.
+    private static func match(_ w: ByteWindow, _ pos: Int, _ tags: [[UInt8]]) -> TagMatch {
+        let m = TagMatch.at(w, pos, tags)
+        guard m == .none else { return m }
+        switch TagMatch.at(w, pos, [closeToken]) {
+        case .found: return .found(tags.count)
+        case .partial: return .partial
+        case .none: return .none
+        }
+    }
 
     private mutating func finish(with action: GrammarAction, actions: inout [GrammarAction]) -> GrammarStep {
         actions.append(action)

@@ -36,7 +36,7 @@ extension FormatDefinition {
     /// After the text and a newline, `⟨ns⟩<tool_call>\n`, per call `⟨ns⟩<invoke name="NAME">`,
     /// per argument `⟨ns⟩<KEY>VALUE⟨ns⟩</KEY>` (a string as it is; anything else as the
     /// template's JSON, which the decoder types back by the schema), `⟨ns⟩</invoke>\n`, then
-    /// `⟨ns⟩</tool_call>`. A value holding the namespace token (it ends a value; there is no
+    /// `⟨ns⟩</tool_call>`. A string holding the namespace token (it ends a value; there is no
     /// escape) is refused, and so is a key the tag cannot hold.
     private static func renderMiniMaxM3(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String) throws(RenderError) -> [UInt8] {
         let ns = MiniMaxM3Grammar.ns
@@ -57,13 +57,8 @@ extension FormatDefinition {
                 {
                     throw RenderError(index: i, name: call.name, reason: "the key \(JSONValue.string(m.key).jsonText) cannot be a minimax_m3 tag name (empty, '<', '>', a newline, or a leading '/')")
                 }
-                var value: [UInt8]
-                if case .string(let s) = m.value {
-                    value = Array(s.utf8)
-                } else {
-                    value = []
-                    CallRenderer.writeTemplateJSON(m.value, to: &value)
-                }
+                // JSON that would hold the token writes its `<` as `\u003c` (the same value).
+                let value = CallRenderer.textValue(m.value, tags: nameTags)
                 if CallRenderer.firstIndex(of: MiniMaxM3Grammar.nsBytes, in: value) != nil {
                     throw RenderError(index: i, name: call.name, reason: "the value of \(JSONValue.string(m.key).jsonText) holds the namespace token \(ns), which ends a minimax_m3 value, and the format has no escape")
                 }
