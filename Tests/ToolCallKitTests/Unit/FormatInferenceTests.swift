@@ -27,6 +27,7 @@ struct FormatInferenceTests {
         InferenceCase(folder: "Llama-3.2-3B-Instruct", format: .llama3),
         InferenceCase(folder: "Llama-2-7b-hf", format: nil, evidence: ["Llama 2 / OpenLLaMA"]),
         InferenceCase(folder: "DeepSeek-V3.1", format: nil, evidence: ["DeepSeek", "none of the ten"]),
+        InferenceCase(folder: "Kimi-K3", format: .kimiK3, evidence: ["Kimi K3 blocks"]),
         // Our own, one rule each.
         InferenceCase(folder: "own-qwen3-coder-moe", format: .xmlFunction, evidence: ["conflict: config.json suggests json"]),
         InferenceCase(folder: "own-llama31-hermes", format: .json, evidence: ["conflict: config.json suggests llama3"]),
@@ -45,6 +46,9 @@ struct FormatInferenceTests {
         InferenceCase(folder: "own-chat-template-json", format: .minimaxM2, evidence: ["chat_template.json"]),
         InferenceCase(folder: "own-special-tokens-map", format: .llama3, evidence: ["special_tokens_map.json"]),
         InferenceCase(folder: "own-empty", format: nil, evidence: ["no signal names a tool-call format"]),
+        InferenceCase(folder: "own-kimi-k3-config", format: .kimiK3, evidence: ["model_type \"kimi_k3\""]),
+        InferenceCase(folder: "own-minimax-m3-config", format: .minimaxM3, evidence: ["model_type \"minimax_m3\""]),
+        InferenceCase(folder: "own-minimax-m3-template", format: .minimaxM3, evidence: ["namespace token", "conflict: config.json suggests minimax_m2"]),
     ]
 
     @Test("infers the format and shows the evidence", arguments: cases)
