@@ -13,7 +13,8 @@
 //   nothing between the tags.
 // - End of stream: only closing tags missing is a call (unless a required parameter is
 //   missing); cut inside a value, tree, name or key is `incomplete`.
-// - Reasoning: `<mm:think>…</mm:think>` (and `<think>…</think>`); a bare `</mm:think>` at the
+// - Reasoning: `<mm:think>…</mm:think>`, with or without the namespace token before each tag
+//   (and `<think>…</think>`); a bare `</mm:think>` at the
 //   start of the output (a turn without reasoning) is markup. A call inside an unclosed block
 //   stays reasoning, as for MiniMax M2.
 
@@ -22,7 +23,8 @@ extension FormatDefinition {
         name: "minimax_m3",
         summary: #"MiniMax M3. Example: ]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">]<]minimax[>[<a>v]<]minimax[>[</a>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>"#,
         grammar: { _ in MiniMaxM3Grammar() },
-        reasoning: ReasoningSyntax.think.adding("<mm:think>", "</mm:think>"),
+        reasoning: ReasoningSyntax.think.adding("<mm:think>", "</mm:think>")
+            .adding(MiniMaxM3Grammar.ns + "<mm:think>", MiniMaxM3Grammar.ns + "</mm:think>"),
         inference: InferenceDeclaration(
             parserNames: ["minimax_m3", "minimaxm3"],
             templates: [TemplateSignature(rank: 5, "]<]minimax[>[ namespace token", .literal(["]<]minimax[>["]))],

@@ -18,7 +18,9 @@
 ///   so; typed by ``SchemaTyping`` otherwise.
 /// - A top-level key given twice keeps its last value, as in the other text-valued formats.
 /// - Names are quoted or bare and trimmed; keys are the tag's bytes up to `>`, as written.
-/// - Any other namespaced tag outside a call (an orphan close) is markup.
+/// - Any other namespaced tag outside a call (an orphan close) is markup; a namespaced
+///   `<mm:think>` or `</mm:think>` is text (reasoning separation is off, or it would have been
+///   read as reasoning), except a close that begins the output (markup, as the bare one).
 /// - End of stream: accepted when the last value was closed (only closing tags are missing,
 ///   and no required parameter is); cut inside a name, key, value or tree, or before any
 ///   parameter, is `incomplete`.
@@ -77,6 +79,8 @@ struct MiniMaxM3Grammar: CallGrammar {
     private var state: State = .frame
     private var pos = 0
     private var bodyStart = 0
+    /// Whether the frame began before any visible text.
+    private var frameAtStart = false
     private var wrapped = true
     private var callsInFrame = 0
     private var tool: ToolDefinition?
@@ -88,6 +92,7 @@ struct MiniMaxM3Grammar: CallGrammar {
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         self.bodyStart = bodyStart
+        frameAtStart = atStart
         pos = bodyStart
         callsInFrame = 0
         wrapped = marker == 0
@@ -109,8 +114,11 @@ struct MiniMaxM3Grammar: CallGrammar {
                 case .invalid:
                     actions.append(.markup(end: bodyStart))
                     return .finished(at: bodyStart)
-                case .tag(_, _, let next):
-                    actions.append(.markup(end: next))
+                case .tag(let name, let closing, let next):
+                    // Reasoning markers are text when reasoning separation is off (with it on,
+                    // the decoder reads them first), but for a close that begins the output.
+                    let text = name == "mm:think" && !(closing && frameAtStart)
+                    actions.append(text ? .text(end: next) : .markup(end: next))
                     return .finished(at: next)
                 }
             case .frame:
