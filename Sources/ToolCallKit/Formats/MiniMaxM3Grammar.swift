@@ -16,7 +16,10 @@
 ///   close tag, white space at the edges kept; a namespace token inside it ends it (the close
 ///   tag was missing). It streams as a string when the schema (or, without one, the text) says
 ///   so; typed by ``SchemaTyping`` otherwise.
-/// - A top-level key given twice keeps its last value, as in the other text-valued formats.
+/// - A top-level key whose schema takes an array (and no string) is held to the call's end, so
+///   a repeated tag folds into an array (`<k>a</k><k>b</k>` → `["a", "b"]`; one occurrence is
+///   the whole value when it is one, a JSON array or `<item>` children). Any other top-level
+///   key given twice keeps its last value, as in the other text-valued formats.
 /// - Names are quoted or bare and trimmed; keys are the tag's bytes up to `>`, as written.
 /// - Any other namespaced tag outside a call (an orphan close) is markup; a namespaced
 ///   `<mm:think>` or `</mm:think>` is text (reasoning separation is off, or it would have been
@@ -87,6 +90,8 @@ struct MiniMaxM3Grammar: CallGrammar {
     private var emitter = TextArgumentEmitter()
     private var valueTags: TextValueScanner.Tags? = nil
     private var stack: [OpenElement] = []
+    /// The values of array-typed top-level keys, held to the call's end (a repeated tag folds).
+    private var repeated: [(key: String, nodes: [Node])] = []
 
     var skipRule: SkipRule { .through([wrapped ? Self.wrapperClose : Self.invokeClose]) }
 
@@ -152,6 +157,7 @@ struct MiniMaxM3Grammar: CallGrammar {
                     actions.append(.start(name: name, id: nil))
                     tool = context.tools?[name]
                     emitter = TextArgumentEmitter(maxDepth: context.maxDepth)
+                    repeated.removeAll()
                     state = .params
                 }
             case .params:
@@ -203,9 +209,10 @@ struct MiniMaxM3Grammar: CallGrammar {
                         break
                     }
                 }
-                if structured {
+                if structured || Self.foldsRepeats(key, tool) {
+                    // A tree, or a value of an array-typed key (held: the key may repeat).
                     stack = [OpenElement(name: key)]
-                    pos = j
+                    pos = structured ? j : at
                     state = .tree
                 } else {
                     emitter.beginValue(key: key, tool: tool, actions: &actions)
@@ -260,11 +267,19 @@ struct MiniMaxM3Grammar: CallGrammar {
                             stack[stack.count - 1].children.append((name: top.name, node: node))
                             continue
                         }
+                        state = .params
+                        if Self.foldsRepeats(top.name, tool) {
+                            if let k = repeated.firstIndex(where: { $0.key == top.name }) {
+                                repeated[k].nodes.append(node)
+                            } else {
+                                repeated.append((key: top.name, nodes: [node]))
+                            }
+                            continue
+                        }
                         switch Self.type(node, schema: Self.propertySchema(top.name, tool), pointer: SchemaTyping.pointer(top.name)) {
                         case .success(let v): emitter.addValue(key: top.name, v, actions: &actions)
                         case .failure(let f): emitter.addMismatch(f.detail)
                         }
-                        state = .params
                     }
                 }
             case .junk(let detail):
@@ -319,6 +334,7 @@ struct MiniMaxM3Grammar: CallGrammar {
     // MARK: - Helpers
 
     private mutating func settleCutOff(end: Int, actions: inout [GrammarAction]) {
+        emitRepeated(actions: &actions)
         if let detail = emitter.cutOffDetail(tool) {
             actions.append(.reject(.incomplete, detail: detail, end: end))
         } else {
@@ -327,6 +343,7 @@ struct MiniMaxM3Grammar: CallGrammar {
     }
 
     private mutating func settle(end: Int, actions: inout [GrammarAction]) {
+        emitRepeated(actions: &actions)
         switch emitter.finishCall(actions: &actions) {
         case .success(let arguments):
             actions.append(.accept(arguments: arguments, end: end))
@@ -334,6 +351,37 @@ struct MiniMaxM3Grammar: CallGrammar {
             actions.append(.reject(m.reason, detail: m.detail, end: end))
         }
         callsInFrame += 1
+    }
+
+    /// Whether a top-level key's values are held to the call's end: its schema takes an array
+    /// and no string, so `<k>a</k><k>b</k>` folds into `["a", "b"]`.
+    static func foldsRepeats(_ key: String, _ tool: ToolDefinition?) -> Bool {
+        let types = SchemaTyping.types(of: tool?.typingSchema(forArgument: key))
+        return types.contains("array") && !types.contains("string")
+    }
+
+    /// Emits the held values of array-typed keys: one occurrence typed as the whole value when
+    /// it fits (a JSON array, `<item>` children), else every occurrence an element.
+    private mutating func emitRepeated(actions: inout [GrammarAction]) {
+        for (key, nodes) in repeated {
+            let schema = Self.propertySchema(key, tool)
+            let pointer = SchemaTyping.pointer(key)
+            if nodes.count == 1, case .success(let v) = Self.type(nodes[0], schema: schema, pointer: pointer) {
+                emitter.addValue(key: key, v, actions: &actions)
+                continue
+            }
+            let items = Self.candidates(schema).first { Self.admits($0, "array", marker: "items") }?["items"]
+            var out: [JSONValue] = []
+            var failure: String? = nil
+            for (i, n) in nodes.enumerated() {
+                switch Self.type(n, schema: items, pointer: pointer + "/\(i)") {
+                case .success(let v): out.append(v)
+                case .failure(let f): failure = failure ?? f.detail
+                }
+            }
+            if let failure { emitter.addMismatch(failure) } else { emitter.addValue(key: key, .array(out), actions: &actions) }
+        }
+        repeated.removeAll()
     }
 
     private mutating func skipSpace(_ w: ByteWindow) {
