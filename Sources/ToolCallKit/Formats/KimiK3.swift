@@ -11,7 +11,8 @@
 //   (`&amp;`, `&quot;`).
 // - `type="string"` values are raw text; other types are JSON, typed by the tool's schema
 //   when it declares the argument (by the attribute otherwise). A `json` block may hold all
-//   the arguments as one JSON object (not streamed: it is read when its close arrives).
+//   the arguments as one JSON object: streamed as written when it is the call's first block,
+//   merged whole when it follows arguments.
 // - Drifts: a missing `<|close|>argument<|sep|>` (closed by the next argument or the call's
 //   close), a missing call or section close (the section's close, the message's close or the
 //   end of the stream ends them), a bare `call` block without its section.

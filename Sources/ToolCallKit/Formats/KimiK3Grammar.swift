@@ -8,7 +8,8 @@
 ///
 /// - `tools`: a section of `<|open|>call tool="F" index="i"<|sep|>` blocks, ended by
 ///   `<|close|>tools<|sep|>`. A call holds `<|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>`
-///   blocks (or one `<|open|>json type="object"<|sep|>{…}<|close|>json<|sep|>` block), then
+///   blocks (or one `<|open|>json type="object"<|sep|>{…}<|close|>json<|sep|>` block, whose
+///   object streams as written when it is the call's first block), then
 ///   `<|close|>call<|sep|>`. `index` is a position, not an id: the decoder makes the ids.
 /// - A `call` block outside a section is a call too (the section's tokens were stripped).
 /// - `response`, `message` and any other block's opener or closer is markup (the content
@@ -34,8 +35,14 @@ struct KimiK3Grammar: CallGrammar {
         /// Inside a call, between arguments.
         case args
         case value(TextValueScanner)
-        /// Inside a JSON arguments block that began at `start`.
+        /// Inside a JSON arguments block that began at `start`, after arguments: read whole.
         case json(start: Int)
+        /// A JSON arguments block that is the call's first: `{` is next.
+        case jsonOpen
+        /// Streaming that block's object (read by `argsReader`).
+        case jsonStream
+        /// After the streamed object: the block's close.
+        case jsonClose
         /// Skipping to the frame's end; the frame is `malformed`.
         case junk(String)
     }
@@ -69,6 +76,10 @@ struct KimiK3Grammar: CallGrammar {
     private var callsInFrame = 0
     private var tool: ToolDefinition?
     private var emitter = TextArgumentEmitter()
+    private var argsReader = JSONReader()
+    private var streamer = RawDeltaStreamer(from: 0)
+    /// The arguments of a streamed json block (the call's only arguments).
+    private var streamedJSON: JSONValue? = nil
 
     var skipRule: SkipRule { .through([Self.closeCall, Self.closeTools]) }
 
@@ -142,6 +153,10 @@ struct KimiK3Grammar: CallGrammar {
                     case .needMore: return .needMore
                     case .invalid: state = .junk("a block header does not end with <|sep|>")
                     case .header(let name, let attrs, let next):
+                        if streamedJSON != nil {
+                            state = .junk("a block after the call's json block")
+                            continue
+                        }
                         switch name {
                         case "argument":
                             guard let key = attrs.first(where: { $0.name == "key" })?.value else {
@@ -154,7 +169,7 @@ struct KimiK3Grammar: CallGrammar {
                             state = .value(TextValueScanner(start: next))
                         case "json":
                             pos = next
-                            state = .json(start: next)
+                            state = emitter.hasValues ? .json(start: next) : .jsonOpen
                         default:
                             state = .junk("unexpected \(JSONValue.string(name).jsonText) block in a call")
                         }
@@ -210,6 +225,49 @@ struct KimiK3Grammar: CallGrammar {
                     pos = w.end
                     return .needMore
                 }
+            case .jsonOpen:
+                skipSpace(w)
+                guard pos < w.end else { return .needMore }
+                guard w[pos] == UInt8(ascii: "{") else {
+                    state = .junk("the json block does not hold a JSON object")
+                    continue
+                }
+                argsReader = JSONReader(maxDepth: context.maxDepth)
+                streamer = RawDeltaStreamer(from: pos)
+                state = .jsonStream
+            case .jsonStream:
+                let event = argsReader.advance(w, from: &pos, to: w.end)
+                switch event {
+                case .needMore, .valueStart, .valueEnd:
+                    streamer.flush(w, upTo: pos, final: false, actions: &actions)
+                    if case .needMore = event { return .needMore }
+                case .complete(let value, let end):
+                    streamer.flush(w, upTo: end, final: true, actions: &actions)
+                    pos = end
+                    streamedJSON = value
+                    state = .jsonClose
+                case .error(let m, let at):
+                    streamer.flush(w, upTo: at, final: false, actions: &actions)
+                    pos = at
+                    state = .junk(m)
+                case .tooDeep(let at):
+                    streamer.flush(w, upTo: at, final: false, actions: &actions)
+                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    return .skip
+                }
+            case .jsonClose:
+                skipSpace(w)
+                guard pos < w.end else { return .needMore }
+                switch TagMatch.at(w, pos, [Self.closeJSON]) {
+                case .found:
+                    pos += Self.closeJSON.count
+                    state = .args
+                case .partial:
+                    return .needMore
+                case .none:
+                    // The block's close is missing: the call's close (or what else follows) ends it.
+                    state = .args
+                }
             case .junk(let detail):
                 let stop = wrapped ? Self.closeTools : Self.closeCall
                 return MarkerSet([stop]).rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in true }
@@ -218,14 +276,27 @@ struct KimiK3Grammar: CallGrammar {
     }
 
     func passThrough(at end: Int) -> PassThrough? {
-        guard case .value(let scanner) = state, scanner.isCaughtUp(at: end), emitter.streamsString else { return nil }
-        return Self.valueTags.passThrough
+        switch state {
+        case .value(let scanner):
+            guard scanner.isCaughtUp(at: end), emitter.streamsString else { return nil }
+            return Self.valueTags.passThrough
+        case .jsonStream:
+            return streamer.passThrough(argsReader, pos: pos, at: end)
+        default:
+            return nil
+        }
     }
 
     mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
-        guard case .value(var scanner) = state else { preconditionFailure("takePassThrough outside a value") }
-        scanner.takeForwarded(count, w, emitter: &emitter)
-        state = .value(scanner)
+        switch state {
+        case .value(var scanner):
+            scanner.takeForwarded(count, w, emitter: &emitter)
+            state = .value(scanner)
+        case .jsonStream:
+            streamer.takeForwarded(count, w, reader: &argsReader, pos: &pos)
+        default:
+            preconditionFailure("takePassThrough outside a run")
+        }
     }
 
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
@@ -246,8 +317,12 @@ struct KimiK3Grammar: CallGrammar {
             } else if w.end > accounted {
                 actions.append(.markup(end: w.end))
             }
+        case .jsonClose:
+            settleCutOff(end: w.end, actions: &actions)
+        case .jsonOpen, .jsonStream:
+            actions.append(.reject(.incomplete, detail: "the stream ended inside the json block", end: w.end))
         case .args:
-            if emitter.hasValues && !endsInsideOpener(w) {
+            if (emitter.hasValues || streamedJSON != nil) && !endsInsideOpener(w) {
                 settleCutOff(end: w.end, actions: &actions)
             } else {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
@@ -297,6 +372,7 @@ struct KimiK3Grammar: CallGrammar {
         actions.append(.start(name: name, id: nil))
         tool = context.tools?[name]
         emitter = TextArgumentEmitter(maxDepth: context.maxDepth)
+        streamedJSON = nil
         state = .args
     }
 
@@ -307,7 +383,7 @@ struct KimiK3Grammar: CallGrammar {
     }
 
     private mutating func settleCutOff(end: Int, actions: inout [GrammarAction]) {
-        if let detail = emitter.cutOffDetail(tool) {
+        if streamedJSON == nil, let detail = emitter.cutOffDetail(tool) {
             actions.append(.reject(.incomplete, detail: detail, end: end))
             accounted = end
             callsInFrame += 1
@@ -317,6 +393,17 @@ struct KimiK3Grammar: CallGrammar {
     }
 
     private mutating func settle(end: Int, actions: inout [GrammarAction]) {
+        if let value = streamedJSON {
+            streamedJSON = nil
+            accounted = end
+            callsInFrame += 1
+            if value.isObject {
+                actions.append(.accept(arguments: value, end: end))
+            } else {
+                actions.append(.reject(.malformed, detail: "the json block is not a JSON object", end: end))
+            }
+            return
+        }
         switch emitter.finishCall(actions: &actions) {
         case .success(let arguments):
             actions.append(.accept(arguments: arguments, end: end))
