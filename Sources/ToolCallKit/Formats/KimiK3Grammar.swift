@@ -12,6 +12,7 @@
 ///   object streams as written when it is the call's first block), then
 ///   `<|close|>call<|sep|>`. `index` is a position, not an id: the decoder makes the ids.
 /// - A `call` block outside a section is a call too (the section's tokens were stripped).
+/// - A lone `<|sep|>` or `<|end_of_msg|>` is markup.
 /// - `response`, `message` and any other block's opener or closer is markup (the content
 ///   framing); `think`'s opener and closer are text, as every format's reasoning markers are
 ///   when reasoning separation is off (with it on, the decoder reads them first).
@@ -65,6 +66,8 @@ struct KimiK3Grammar: CallGrammar {
         Marker("<|open|>"),
         Marker("<|close|>"),
         Marker("<|end_of_msg|>", kind: .stray),
+        // A separator outside a header (and a special token the token layer must keep).
+        Marker("<|sep|>", kind: .stray),
     ]
 
     private var state: State = .top(closing: false)
