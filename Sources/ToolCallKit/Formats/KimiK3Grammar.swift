@@ -446,61 +446,65 @@ struct KimiK3Grammar: CallGrammar {
     }
 
     /// Reads a block header from `from` through its `<|sep|>` (rescans at most
-    /// ``maxHeaderBytes``): the name, then ` key="value"` attributes, unescaped.
+    /// ``maxHeaderBytes``): a name of letters, digits, `_`, `-`, `.` or `:`, then
+    /// ` key="value"` attributes, unescaped. Anything else is `invalid` as soon as it arrives, so
+    /// prose after a lone token is never held back.
     static func readHeader(_ w: ByteWindow, from: Int) -> HeaderRead {
         var i = from
-        var inQuote = false
+        func nameByte(_ b: UInt8) -> Bool {
+            CallRenderer.isASCIIAlphanumeric(b) || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
+                || b == UInt8(ascii: ".") || b == UInt8(ascii: ":") || b >= 0x80
+        }
+        /// A name at `i`: `.needMore`, `.none` when there is none, or its range.
+        func readWord() -> WordRead {
+            let start = i
+            while i < w.end && nameByte(w[i]) && i - from <= maxHeaderBytes { i += 1 }
+            if i - from > maxHeaderBytes { return .none }
+            if i == w.end { return .needMore }
+            return i > start ? .word(start..<i) : .none
+        }
+        guard case .word(let nameRange) = readWord() else { return i == w.end ? .needMore : .invalid }
+        var attrs: [(name: String, value: String)] = []
         while true {
             if i - from > maxHeaderBytes { return .invalid }
             guard i < w.end else { return .needMore }
             let b = w[i]
-            if inQuote {
-                if b == UInt8(ascii: "\"") { inQuote = false }
-                i += 1
-                continue
-            }
-            if b == UInt8(ascii: "\"") {
-                inQuote = true
-                i += 1
-                continue
-            }
             if b == UInt8(ascii: "<") {
                 switch TagMatch.at(w, i, [sepToken]) {
                 case .found:
-                    guard let (name, attrs) = parseHeader(Array(w.slice(from..<i))) else { return .invalid }
-                    return .header(name: name, attrs: attrs, next: i + sepToken.count)
-                case .partial:
-                    return .needMore
-                case .none:
-                    if i + 1 < w.end && w[i + 1] == UInt8(ascii: "|") { return .invalid }
+                    return .header(name: String(decoding: w.slice(nameRange), as: UTF8.self), attrs: attrs, next: i + sepToken.count)
+                case .partial: return .needMore
+                case .none: return .invalid
                 }
             }
+            guard JSONReader.isSpace(b) else { return .invalid }
+            while i < w.end && JSONReader.isSpace(w[i]) && i - from <= maxHeaderBytes { i += 1 }
+            guard i < w.end else { return .needMore }
+            if w[i] == UInt8(ascii: "<") { continue }
+            let keyRange: Range<Int>
+            switch readWord() {
+            case .needMore: return .needMore
+            case .none: return .invalid
+            case .word(let r): keyRange = r
+            }
+            guard i + 1 < w.end else { return .needMore }
+            guard w[i] == UInt8(ascii: "="), w[i + 1] == UInt8(ascii: "\"") else { return .invalid }
+            i += 2
+            let valueStart = i
+            while i < w.end && w[i] != UInt8(ascii: "\"") {
+                if i - from > maxHeaderBytes { return .invalid }
+                i += 1
+            }
+            guard i < w.end else { return .needMore }
+            attrs.append((name: String(decoding: w.slice(keyRange), as: UTF8.self), value: unescape(w.slice(valueStart..<i))))
             i += 1
         }
     }
 
-    private static func parseHeader(_ b: [UInt8]) -> (String, [(name: String, value: String)])? {
-        var i = 0
-        while i < b.count && !JSONReader.isSpace(b[i]) { i += 1 }
-        guard i > 0 else { return nil }
-        let name = String(decoding: b[0..<i], as: UTF8.self)
-        var attrs: [(name: String, value: String)] = []
-        while true {
-            while i < b.count && JSONReader.isSpace(b[i]) { i += 1 }
-            if i == b.count { return (name, attrs) }
-            let keyStart = i
-            while i < b.count && b[i] != UInt8(ascii: "=") && !JSONReader.isSpace(b[i]) { i += 1 }
-            guard i < b.count, b[i] == UInt8(ascii: "="), i > keyStart,
-                i + 1 < b.count, b[i + 1] == UInt8(ascii: "\"")
-            else { return nil }
-            let key = String(decoding: b[keyStart..<i], as: UTF8.self)
-            i += 2
-            let valueStart = i
-            while i < b.count && b[i] != UInt8(ascii: "\"") { i += 1 }
-            guard i < b.count else { return nil }
-            attrs.append((name: key, value: unescape(b[valueStart..<i])))
-            i += 1
-        }
+    private enum WordRead {
+        case needMore
+        case none
+        case word(Range<Int>)
     }
 
     /// `&amp;` → `&`, `&quot;` → `"`, and the other XML references; anything else is kept.
