@@ -113,7 +113,7 @@ struct MiniMaxM3Grammar: CallGrammar {
         while true {
             switch state {
             case .top:
-                switch Self.readTag(w, from: pos) {
+                switch Self.readTag(w, from: pos, spaces: false) {
                 case .needMore:
                     return .needMore
                 case .invalid:
@@ -395,8 +395,9 @@ struct MiniMaxM3Grammar: CallGrammar {
     }
 
     /// Reads `<NAME>` or `</NAME>` from `from` (rescans at most ``maxNameBytes``): the name as
-    /// written, which may not hold `<`, `>` or a newline, nor be empty.
-    static func readTag(_ w: ByteWindow, from: Int) -> TagRead {
+    /// written, which may not hold `<`, `>` or a newline (nor white space unless `spaces`: a tag
+    /// outside a call is one of the format's own), nor be empty.
+    static func readTag(_ w: ByteWindow, from: Int, spaces: Bool = true) -> TagRead {
         guard from < w.end else { return .needMore }
         guard w[from] == UInt8(ascii: "<") else { return .invalid }
         var i = from + 1
@@ -411,6 +412,7 @@ struct MiniMaxM3Grammar: CallGrammar {
                 return .tag(name: String(decoding: w.slice(start..<i), as: UTF8.self), closing: closing, next: i + 1)
             }
             if b == UInt8(ascii: "<") || b == 0x0A || b == 0x0D || i - start >= maxNameBytes { return .invalid }
+            if !spaces && JSONReader.isSpace(b) { return .invalid }
             i += 1
         }
         return .needMore
