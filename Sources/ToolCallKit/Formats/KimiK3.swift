@@ -42,7 +42,7 @@ extension FormatDefinition {
                     "<|close|>call<|sep|>", "<|close|>tools<|sep|>", "<|open|>response<|sep|>",
                     "<|close|>response<|sep|>", "<|close|>message<|sep|>", "<|open|>json type=\"object\"<|sep|>",
                     "<|close|>json<|sep|>", "&quot;", "&amp;"],
-        familyNames: (["kimi-k3", "kimik3", "k3"], "Kimi K3 writes"))
+        familyNames: (["kimi-k3", "kimik3"], "Kimi K3 writes"))
 
     /// As the template's assistant turn after the generation prompt (which opens the response
     /// block): the text, `<|close|>response<|sep|>`, then one `tools` block with per call

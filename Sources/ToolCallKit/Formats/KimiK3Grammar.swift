@@ -14,12 +14,11 @@
 /// - A `call` block outside a section is a call too (the section's tokens were stripped).
 /// - A lone `<|sep|>` or `<|end_of_msg|>` is markup.
 /// - `response`, `message` and any other block's opener or closer is markup (the content
-///   framing); `think`'s opener and closer are text, as every format's reasoning markers are
+///   framing), and so is a block token that no header follows; `think`'s opener and closer are text, as every format's reasoning markers are
 ///   when reasoning separation is off (with it on, the decoder reads them first).
 /// - Values (``TextValueScanner``): the raw bytes up to `<|close|>argument<|sep|>` confirmed by
 ///   what follows (the next argument, the call's, section's or message's close, or the end of
-///   the stream);
-///   `<|close|>argument` without `<|sep|>` is data. A missing argument close is closed by the
+///   the stream); `<|close|>argument` without `<|sep|>` is data. A missing argument close is closed by the
 ///   next argument or the call's close. Typing: `type="string"` keeps the text as written when
 ///   the tool's schema admits a string (or declares nothing); otherwise the tool's schema types
 ///   the text, and without one the `type` attribute does (`number`, `boolean`, `null`, `object`,

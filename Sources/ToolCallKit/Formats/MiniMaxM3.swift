@@ -34,7 +34,7 @@ extension FormatDefinition {
         renderer: FormatRenderer(render: renderMiniMaxM3),
         fuzzWords: ["]<]minimax[>[", "<tool_call>", "</tool_call>", "<invoke name=\"", "</invoke>", "<item>", "</item>",
                     "<mm:think>", "</mm:think>"],
-        familyNames: (["minimax-m3", "minimaxm3", "m3"], "MiniMax M3 writes"))
+        familyNames: (["minimax-m3", "minimaxm3"], "MiniMax M3 writes"))
 
     /// After the text and a newline, `⟨ns⟩<tool_call>\n`, per call `⟨ns⟩<invoke name="NAME">`,
     /// per argument `⟨ns⟩<KEY>VALUE⟨ns⟩</KEY>` (a string as it is; anything else as the
