@@ -7,8 +7,8 @@
 // - A parameter is a tag named after its key. Text values are raw (white space at the edges
 //   kept, nothing entity-decoded) and typed by the schema; child tags make an object, `<item>`
 //   children an array, repeated child tags an array; such a tree is held to its close and
-//   typed by the argument's schema. A top-level key whose schema takes an array is held to the
-//   call's end, so its repeated tags fold into one array.
+//   typed by the argument's schema. A top-level key whose schema takes an array is held while
+//   its tag repeats, so consecutive repeats fold into one array.
 // - Drifts: a missing parameter close (the next namespace token ends the value), a missing
 //   `</invoke>` before `</tool_call>`, a missing `</tool_call>` at end of stream, newlines or
 //   nothing between the tags.

@@ -16,10 +16,11 @@
 ///   close tag, white space at the edges kept; a namespace token inside it ends it (the close
 ///   tag was missing). It streams as a string when the schema (or, without one, the text) says
 ///   so; typed by ``SchemaTyping`` otherwise.
-/// - A top-level key whose schema takes an array (and no string) is held to the call's end, so
-///   a repeated tag folds into an array (`<k>a</k><k>b</k>` → `["a", "b"]`; one occurrence is
-///   the whole value when it is one, a JSON array or `<item>` children). Any other top-level
-///   key given twice keeps its last value, as in the other text-valued formats.
+/// - A top-level key whose schema takes an array (and no string) is held until a parameter with
+///   another key begins (or the call ends), so consecutive repeats of its tag fold into an array
+///   (`<k>a</k><k>b</k>` → `["a", "b"]`; one occurrence is the whole value when it is one, a
+///   JSON array or `<item>` children). Any other top-level key given twice keeps its last value,
+///   as in the other text-valued formats.
 /// - Names are quoted or bare and trimmed; keys are the tag's bytes up to `>`, as written.
 /// - Any other namespaced tag outside a call (an orphan close) is markup; a namespaced
 ///   `<mm:think>` or `</mm:think>` is text (reasoning separation is off, or it would have been
@@ -90,8 +91,8 @@ struct MiniMaxM3Grammar: CallGrammar {
     private var emitter = TextArgumentEmitter()
     private var valueTags: TextValueScanner.Tags? = nil
     private var stack: [OpenElement] = []
-    /// The values of array-typed top-level keys, held to the call's end (a repeated tag folds).
-    private var repeated: [(key: String, nodes: [Node])] = []
+    /// The values of the array-typed top-level key just read, held while the same tag repeats.
+    private var repeated: (key: String, nodes: [Node])? = nil
 
     var skipRule: SkipRule { .through([wrapped ? Self.wrapperClose : Self.invokeClose]) }
 
@@ -157,7 +158,7 @@ struct MiniMaxM3Grammar: CallGrammar {
                     actions.append(.start(name: name, id: nil))
                     tool = context.tools?[name]
                     emitter = TextArgumentEmitter(maxDepth: context.maxDepth)
-                    repeated.removeAll()
+                    repeated = nil
                     state = .params
                 }
             case .params:
@@ -177,6 +178,7 @@ struct MiniMaxM3Grammar: CallGrammar {
                     state = .junk("a parameter tag does not end with '>'")
                 case .tag(let name, let closing, let next):
                     if !closing {
+                        if let held = repeated, held.key != name { emitRepeated(actions: &actions) }
                         pos = next
                         state = .valueStart(key: name, at: next)
                     } else if name == "invoke" {
@@ -263,17 +265,19 @@ struct MiniMaxM3Grammar: CallGrammar {
                         }
                         let top = stack.removeLast()
                         let node: Node = top.children.isEmpty ? .text(top.text) : .element(top.children)
+                        // A leaf is typed by decoding its text: JSON in it counts toward the cap.
+                        if top.children.isEmpty, TextArgumentEmitter.nesting(top.text) + stack.count > context.maxDepth {
+                            actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: next))
+                            return .skip
+                        }
                         if !stack.isEmpty {
                             stack[stack.count - 1].children.append((name: top.name, node: node))
                             continue
                         }
                         state = .params
                         if Self.foldsRepeats(top.name, tool) {
-                            if let k = repeated.firstIndex(where: { $0.key == top.name }) {
-                                repeated[k].nodes.append(node)
-                            } else {
-                                repeated.append((key: top.name, nodes: [node]))
-                            }
+                            // Held until a parameter with another key (or the call's end).
+                            if repeated?.key == top.name { repeated!.nodes.append(node) } else { repeated = (key: top.name, nodes: [node]) }
                             continue
                         }
                         switch Self.type(node, schema: Self.propertySchema(top.name, tool), pointer: SchemaTyping.pointer(top.name)) {
@@ -360,15 +364,16 @@ struct MiniMaxM3Grammar: CallGrammar {
         return types.contains("array") && !types.contains("string")
     }
 
-    /// Emits the held values of array-typed keys: one occurrence typed as the whole value when
+    /// Emits the held values of an array-typed key: one occurrence typed as the whole value when
     /// it fits (a JSON array, `<item>` children), else every occurrence an element.
     private mutating func emitRepeated(actions: inout [GrammarAction]) {
-        for (key, nodes) in repeated {
+        if let (key, nodes) = repeated {
             let schema = Self.propertySchema(key, tool)
             let pointer = SchemaTyping.pointer(key)
             if nodes.count == 1, case .success(let v) = Self.type(nodes[0], schema: schema, pointer: pointer) {
                 emitter.addValue(key: key, v, actions: &actions)
-                continue
+                repeated = nil
+                return
             }
             let items = Self.candidates(schema).first { Self.admits($0, "array", marker: "items") }?["items"]
             var out: [JSONValue] = []
@@ -381,7 +386,7 @@ struct MiniMaxM3Grammar: CallGrammar {
             }
             if let failure { emitter.addMismatch(failure) } else { emitter.addValue(key: key, .array(out), actions: &actions) }
         }
-        repeated.removeAll()
+        repeated = nil
     }
 
     private mutating func skipSpace(_ w: ByteWindow) {
