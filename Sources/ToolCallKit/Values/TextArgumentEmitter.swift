@@ -61,8 +61,13 @@ struct TextArgumentEmitter: Sendable {
     /// `asString`: the format marks the value as a string (DSML's `string="true"`): it is one
     /// unless the schema admits no string.
     mutating func beginValue(key: String, tool: ToolDefinition?, asString: Bool = false, actions: inout [GrammarAction]) {
+        beginValue(key: key, schema: tool?.typingSchema(forArgument: key), asString: asString, actions: &actions)
+    }
+
+    /// A value for `key` begins, typed by `schema` (`{"type": ...}`; nil: the no-schema rule).
+    /// For formats whose wire says more than the tool's schema (Kimi K3's `type` attribute).
+    mutating func beginValue(key: String, schema: JSONValue?, asString: Bool = false, actions: inout [GrammarAction]) {
         self.key = key
-        let schema = tool?.typingSchema(forArgument: key)
         self.schema = schema
         var types = SchemaTyping.types(of: schema)
         if asString && (types.isEmpty || types.contains("string")) { types = ["string"] }
@@ -191,6 +196,33 @@ struct TextArgumentEmitter: Sendable {
         buffer.removeAll(keepingCapacity: true)
         text.removeAll(keepingCapacity: true)
     }
+
+    /// A whole value for `key`, already typed (a nested element tree): emitted at once.
+    mutating func addValue(key: String, _ value: JSONValue, actions: inout [GrammarAction]) {
+        var out: [UInt8] = [UInt8(ascii: began == 0 ? "{" : ",")]
+        JSONValue.writeString(key, to: &out)
+        out.append(UInt8(ascii: ":"))
+        value.write(to: &out)
+        began += 1
+        emit(out, actions: &actions)
+        members.append((key: key, value: value))
+        memberKeys.insert(key)
+    }
+
+    /// A value for `key` that does not fit its schema: the call will be `invalid_arguments`.
+    mutating func addMismatch(_ detail: String) {
+        errors.append(detail)
+        silent = true
+    }
+
+    /// A value nested deeper than the cap: the call will be `too_large`.
+    mutating func markTooDeep() {
+        tooDeep = true
+        silent = true
+    }
+
+    /// Whether `key` was given already in this call.
+    func hasMember(_ key: String) -> Bool { memberKeys.contains(key) }
 
     /// The call ended: its arguments, or the `invalid_arguments` detail.
     mutating func finishCall(actions: inout [GrammarAction]) -> Result<JSONValue, ArgumentsMismatch> {

@@ -41,6 +41,12 @@ enum WireCall {
                 + "</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
         case .seedOss:
             return "<seed:tool_call>\n<function=\(name)>\n<parameter=\(key)>\(value)</parameter>\n</function>\n</seed:tool_call>"
+        case .kimiK3:
+            return "<|open|>tools<|sep|><|open|>call tool=\"\(name)\" index=\"1\"<|sep|><|open|>argument key=\"\(key)\"<|sep|>"
+                + "\(value)<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"
+        case .minimaxM3:
+            let ns = "]<]minimax[>["
+            return "\(ns)<tool_call>\n\(ns)<invoke name=\"\(name)\">\(ns)<\(key)>\(value)\(ns)</\(key)>\(ns)</invoke>\n\(ns)</tool_call>"
         default:
             Issue.record("WireCall has no spelling for \(format.rawValue): add one")
             return ""
@@ -54,7 +60,7 @@ enum WireCall {
         case .lfm2, .pythonic: return "'\(s)'"
         case .gemma: return "<escape>\(s)<escape>"
         case .gemma4: return "<|\"|>\(s)<|\"|>"
-        case .xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss: return s
+        case .xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss, .kimiK3, .minimaxM3: return s
         default:
             Issue.record("WireCall has no string spelling for \(format.rawValue): add one")
             return s

@@ -49,9 +49,11 @@ let allMarkers = [
     "<|tool▁call▁begin|>", "<｜DSML｜function_calls>", "</｜DSML｜function_calls>", "<｜DSML｜tool_calls",
     "<｜DSML｜invoke name=\"f\">", "</｜DSML｜invoke>", "<｜DSML｜parameter name=\"x\" string=\"true\">", "</｜DSML｜parameter>",
     "<seed:tool_call>", "</seed:tool_call>", "<seed:think>", "</seed:think>",
+    "<|open|>", "<|close|>", "<|sep|>", "<|close|>argument<|sep|>", "<|open|>argument ", "<|close|>call<|sep|>",
+    "]<]minimax[>[", "<mm:think>", "</mm:think>",
 ]
 
-let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss]
+let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss, .kimiK3, .minimaxM3]
 
 func deepArray(_ depth: Int) -> JSONValue {
     var v = JSONValue.string("bottom")
@@ -260,6 +262,8 @@ struct RoundTripTests {
         (.deepseekV31, "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": 1, \"b\": [\"x\", true]}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
         (.deepseekV32, "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"false\">1</｜DSML｜parameter>\n<｜DSML｜parameter name=\"b\" string=\"false\">[\"x\", true]</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"),
         (.seedOss, "<seed:tool_call>\n<function=f>\n<parameter=a>1</parameter>\n<parameter=b>[\"x\", true]</parameter>\n</function>\n</seed:tool_call>"),
+        (.kimiK3, "<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument key=\"a\" type=\"number\"<|sep|>1<|close|>argument<|sep|><|open|>argument key=\"b\" type=\"array\"<|sep|>[\"x\", true]<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|>"),
+        (.minimaxM3, "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<b>[\"x\", true]]<]minimax[>[</b>]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>"),
     ])
     func layout(_ format: ToolCallFormat, _ expected: String) throws {
         let c = RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1")), (key: "b", value: .array([.string("x"), .bool(true)]))]))

@@ -31,6 +31,7 @@ struct FormatInferenceTests {
         InferenceCase(folder: "deepseek-ai-DeepSeek-R1-Distill-Llama-8B", format: .deepseekV3, evidence: ["```json fence"]),
         InferenceCase(folder: "ibm-granite-granite-3.3-2B-Instruct", format: .granite, evidence: ["<|tool_call|>"]),
         InferenceCase(folder: "CohereForAI-c4ai-command-r7b-12-2024-tool_use", format: .cohere, evidence: ["<|START_ACTION|>"]),
+        InferenceCase(folder: "Kimi-K3", format: .kimiK3, evidence: ["Kimi K3 blocks"]),
         // Our own, one rule each.
         InferenceCase(folder: "own-qwen3-coder-moe", format: .xmlFunction, evidence: ["conflict: config.json suggests json"]),
         InferenceCase(folder: "own-llama31-hermes", format: .json, evidence: ["conflict: config.json suggests llama3"]),
@@ -60,6 +61,9 @@ struct FormatInferenceTests {
         InferenceCase(folder: "own-kimi-on-deepseek-arch", format: .kimiK2, evidence: ["<|tool_calls_section_begin|>"]),
         InferenceCase(folder: "own-deepseek-v3-config-only", format: nil, evidence: ["no format by itself"]),
         InferenceCase(folder: "own-deepseek-v32-config-only", format: .deepseekV32, evidence: ["model_type \"deepseek_v32\""]),
+        InferenceCase(folder: "own-kimi-k3-config", format: .kimiK3, evidence: ["model_type \"kimi_k3\""]),
+        InferenceCase(folder: "own-minimax-m3-config", format: .minimaxM3, evidence: ["model_type \"minimax_m3\""]),
+        InferenceCase(folder: "own-minimax-m3-template", format: .minimaxM3, evidence: ["namespace token", "conflict: config.json suggests minimax_m2"]),
     ]
 
     @Test("infers the format and shows the evidence", arguments: cases)
