@@ -103,6 +103,9 @@ public struct ToolCallDecoder: Sendable {
     private let callCap: Int
 
     private var grammar: any CallGrammar
+    private let makeGrammar: @Sendable (GrammarContext) -> any CallGrammar
+    /// The grammar parses the whole stream (a response template).
+    private let ownsStream: Bool
     /// The markers that can match before any visible text (all whose condition can hold), and
     /// after it (those that hold anywhere); each with its indexes into `markers`.
     private let startSet: MarkerSet
@@ -126,6 +129,7 @@ public struct ToolCallDecoder: Sendable {
     private var rejectedCount = 0
     private var events: [ToolCallEvent] = []
     private var actions: [GrammarAction] = []
+    private var streamActions: [StreamAction] = []
     /// Close markers (index = pair), then the call markers that end a block.
     private let reasoningSet: MarkerSet
     private let reasoningCloseCount: Int
@@ -163,16 +167,28 @@ public struct ToolCallDecoder: Sendable {
     ///     bad ones up front; otherwise they are compiled here, and a tool whose schema cannot
     ///     be compiled has every call rejected.
     public init(format: ToolCallFormat, tools: ToolSet? = nil, options: Options = Options()) {
+        self.init(format: format, grammar: { GrammarFactory.make(format, context: $0) }, tools: tools, options: options)
+    }
+
+    /// Creates a decoder whose grammar `makeGrammar` makes (a fresh one each time the decoder
+    /// releases a grammar's buffers).
+    init(
+        format: ToolCallFormat, grammar makeGrammar: @escaping @Sendable (GrammarContext) -> any CallGrammar,
+        tools: ToolSet?, options: Options
+    ) {
         self.format = format
         self.tools = tools
         self.options = options
         self.callCap = options.maxCallBytes.count
         self.validation = options.validate ? tools?.compilingValidatorsLeniently() : nil
         self.context = GrammarContext(format: format, tools: tools, maxDepth: min(options.maxDepth.count, Self.deepestNesting))
-        self.grammar = GrammarFactory.make(format, context: context)
+        self.makeGrammar = makeGrammar
+        self.grammar = makeGrammar(context)
+        let ownsStream = grammar.ownsStream
+        self.ownsStream = ownsStream
         var markers = grammar.markers
         let syntax = ReasoningSyntax.of(format)
-        if options.reasoning {
+        if options.reasoning && !ownsStream {
             // Open markers start blocks; an orphan close marker stays text (no tool-call markup).
             for (k, pair) in syntax.pairs.enumerated() {
                 markers.append(Marker(pair.open, kind: .reasoningOpen(pair: k)))
@@ -183,7 +199,7 @@ public struct ToolCallDecoder: Sendable {
         }
         self.reasoningCloseCount = syntax.pairs.count
         // Only needed when the stream starts inside a block (an idle decoder stays small).
-        self.reasoningOpeners = MarkerSet(options.reasoningOpen ? syntax.pairs.map(\.open) : [])
+        self.reasoningOpeners = MarkerSet(options.reasoningOpen && !ownsStream ? syntax.pairs.map(\.open) : [])
         self.markers = markers
         var startIndexes: [Int] = []
         var laterIndexes: [Int] = []
@@ -208,8 +224,12 @@ public struct ToolCallDecoder: Sendable {
         self.startIndexes = startIndexes
         self.laterSet = MarkerSet(laterIndexes.map { markers[$0].bytes })
         self.laterIndexes = laterIndexes
-        if options.reasoningOpen { self.mode = .reasoning(pair: nil) }
+        if options.reasoningOpen && !ownsStream { self.mode = .reasoning(pair: nil) }
         self.ids = CallIDGenerator(seed: options.idSeed)
+        if ownsStream {
+            grammar.begin(marker: 0, at: 0, bodyStart: 0, atStart: true, context: context)
+            mode = .frame
+        }
     }
 
     /// Consumes the next chunk of the stream.
@@ -353,6 +373,11 @@ public struct ToolCallDecoder: Sendable {
         restoreCarry()
         run(isFinal: true)
         switch mode {
+        case .frame where ownsStream:
+            // Everything, however long: the grammar rejects an oversized region itself.
+            grammar.scanStream(window, context: context, isFinal: true, actions: &streamActions)
+            applyStream()
+            closeFrame(at: window.received, reason: .incomplete)
         case .frame:
             actions.removeAll(keepingCapacity: true)
             window.limit = cut + callCap
@@ -410,6 +435,18 @@ public struct ToolCallDecoder: Sendable {
                 guard scanText(isFinal: isFinal) else { return }
             case .reasoning(let pair):
                 guard scanReasoning(pair: pair, isFinal: isFinal) else { return }
+            case .frame where ownsStream:
+                // The grammar sees at most the cap's worth of bytes past the last event; it
+                // goes on while that showed it less than was received and it made progress.
+                while true {
+                    let before = cut
+                    let limit = cut + callCap
+                    window.limit = limit
+                    grammar.scanStream(window, context: context, isFinal: false, actions: &streamActions)
+                    window.limit = .max
+                    applyStream()
+                    guard limit < window.received, cut > before else { return }
+                }
             case .frame:
                 if passRun != nil {
                     if passEnd > passFrom { grammar.takePassThrough(passEnd - passFrom, window) }
@@ -442,7 +479,7 @@ public struct ToolCallDecoder: Sendable {
                     mode = .text
                     // A large frame leaves large buffers in the grammar's readers: a fresh
                     // grammar releases them, so an idle stream holds no more than a new one.
-                    if at - frameStart > Self.releaseAfterBytes { grammar = GrammarFactory.make(format, context: context) }
+                    if at - frameStart > Self.releaseAfterBytes { grammar = makeGrammar(context) }
                 case .skip:
                     mode = .skipping(grammar.skipRule)
                 }
@@ -580,6 +617,23 @@ public struct ToolCallDecoder: Sendable {
     }
 
     // MARK: - Applying grammar actions
+
+    /// Applies what a grammar that owns the stream reported.
+    private mutating func applyStream() {
+        for item in streamActions {
+            switch item {
+            case .action(let action):
+                actions.removeAll(keepingCapacity: true)
+                actions.append(action)
+                apply()
+            case .reasoning(let end):
+                guard end > cut else { continue }
+                events.append(.reasoning(EventText(window.slice(cut..<end)), raw: options.rawSpans ? window.bytes(cut..<end) : nil))
+                cut = end
+            }
+        }
+        streamActions.removeAll(keepingCapacity: true)
+    }
 
     private mutating func apply() {
         for action in actions {
@@ -740,7 +794,7 @@ public struct ToolCallDecoder: Sendable {
         guard ended else { return false }
         if stop > cut { reject(.tooLarge, detail: "skipped part of an oversized call", end: stop) }
         mode = .text
-        grammar = GrammarFactory.make(format, context: context)
+        grammar = makeGrammar(context)
         return true
     }
 

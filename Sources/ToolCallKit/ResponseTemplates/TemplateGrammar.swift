@@ -1,0 +1,482 @@
+// ToolCallKit — response templates: the streaming grammar that runs a template over a stream.
+
+/// Runs a ``ResponseTemplate`` over the whole stream, as one frame that starts at the first
+/// byte (``CallGrammar/ownsStream``): the template, not a start marker, says where regions are.
+///
+/// The scan follows the template's rules. Outside an explicit region it watches every open
+/// anchor and the implicit region's close; inside one, only that region's close. Each watched
+/// pattern is searched from the scan position with PCRE2's hard partial matching: a match that
+/// the end of the received bytes cuts (or that more bytes could still lengthen: a pattern, or a
+/// literal that another literal extends, ending at the last byte) is *pending*, and nothing at
+/// or after the earliest pending start is decided. Of the decided matches the earliest wins,
+/// then the longest, then opens before closes, then the field name. At the end of the stream
+/// every match is decided.
+///
+/// Because a decision never depends on where the input was cut, the events are the same at
+/// every chunking. Text and reasoning regions stream as their bytes are decided; a tool-call
+/// (or other) region is held until it closes, then parsed, transformed and typed by the tools'
+/// schemas. Only the bytes since the last decided position are searched again when a chunk
+/// arrives (plus the bytes of a pending match), never the whole stream.
+///
+/// Caps: a held region larger than the decoder's call cap is rejected (`too_large`) and the
+/// rest of it skipped in 64 KiB pieces; a pattern that hits its match or depth limit rejects
+/// the rest of the stream (`malformed`, naming the pattern).
+struct TemplateGrammar: CallGrammar {
+    let template: ResponseTemplate
+    /// The prompt's tail after its last start anchor: scanned before the stream, so the
+    /// stream starts in the region the prompt left open. Its bytes are context, not output:
+    /// they produce no events.
+    let prefix: [UInt8]
+
+    var markers: [Marker] { [] }
+    var skipRule: SkipRule { .before([]) }
+    var ownsStream: Bool { true }
+
+    /// The field whose region is open (nil: outside every region, with no implicit field).
+    private var current: Int?
+    /// Whether the current region has begun (an explicit one at its open anchor; the implicit
+    /// one at its first byte).
+    private var opened = false
+    private var captures: [(key: String, value: JSONValue)] = []
+    /// Where the held region's body begins (a scan position).
+    private var bodyStart = 0
+    /// The scan position: prefix bytes first (0 ..< prefix.count), then the stream.
+    private var pos = 0
+    /// The end of the last reported action (a stream offset).
+    private var accounted = 0
+    /// Where the current held region's raw bytes began (a stream offset).
+    private var regionStart = 0
+    /// The current call was announced at its open anchor.
+    private var started = false
+    /// The current held region went over the cap; its bytes are being skipped.
+    private var oversized = false
+    /// A pattern hit its limit: the rest of the stream is rejected.
+    private var failure: String?
+
+    init(template: ResponseTemplate, prefix: [UInt8]) {
+        self.template = template
+        self.prefix = prefix
+        self.current = template.implicit
+    }
+
+    /// The prompt's tail after the last match of the template's start anchor (all of it when
+    /// the anchor does not occur).
+    static func promptTail(_ prompt: [UInt8], template: ResponseTemplate) -> [UInt8] {
+        let m = template.startAnchor.regex.makeMatcher()
+        var from = 0
+        var lastEnd: Int?
+        while from <= prompt.count {
+            guard case .match(let g)? = try? m.match(prompt, from: from), let r = g[0] else { break }
+            lastEnd = r.upperBound
+            from = r.isEmpty ? r.upperBound + 1 : r.upperBound
+        }
+        guard let lastEnd else { return prompt }
+        return Array(prompt[lastEnd...])
+    }
+
+    mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {}
+
+    mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
+        preconditionFailure("a template grammar is driven by scanStream")
+    }
+
+    mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {}
+
+    // MARK: - Scanning
+
+    private enum Kind: Int { case open = 0, close = 1 }
+
+    private enum Found {
+        case match([Range<Int>?])
+        case partial(Int)
+        case none
+    }
+
+    /// The piece in which skipped bytes are reported.
+    static let pieceBytes = 64 << 10
+
+    mutating func scanStream(_ w: ByteWindow, context: GrammarContext, isFinal: Bool, actions: inout [StreamAction]) {
+        let p0 = prefix.count
+        if let failure {
+            rejectRest(w, reason: failure, isFinal: isFinal, actions: &actions)
+            return
+        }
+        let streamFrom = max(0, pos - p0)
+        let end = isFinal ? w.end : UTF8Boundary.safeEnd(w, start: min(streamFrom, w.end), end: w.end)
+        let base = pos
+        var subject: [UInt8] = []
+        if base < p0 { subject += prefix[base...] }
+        if end > streamFrom { subject += w.slice(streamFrom..<end) }
+        let subjectEnd = subject.count
+        var s = Scan(base: base, p0: p0, subject: subject, window: w)
+        let actionsBefore = actions.count
+        var p = 0
+        // The last search of each anchor (field * 2 + kind): its start and its result, reused
+        // while the scan position has not passed what it found.
+        var cache: [Int: (from: Int, found: Found)] = [:]
+        loop: while true {
+            var best: (start: Int, end: Int, kind: Kind, field: Int, groups: [Range<Int>?])?
+            var hold = subjectEnd
+            for (kind, f) in watchlist() {
+                let field = template.fields[f]
+                let anchor = (kind == .open ? field.open : field.close)!
+                let key = f * 2 + kind.rawValue
+                var found: Found
+                if let c = cache[key], c.from <= p, Self.stillValid(c.found, at: p) {
+                    found = c.found
+                } else {
+                    do {
+                        let r = try anchor.regex.makeMatcher().match(subject, from: p, partial: !isFinal, notBOL: base > 0)
+                        switch r {
+                        case .match(let g): found = .match(g)
+                        case .partial(let at): found = .partial(at)
+                        case .noMatch: found = .none
+                        }
+                    } catch {
+                        let which = kind == .open ? "open" : "close"
+                        failure = "field '\(field.name)': the \(which) pattern gave up (\(error.description))"
+                        pos = base + p
+                        rejectRest(w, reason: failure!, isFinal: isFinal, actions: &actions)
+                        return
+                    }
+                    cache[key] = (p, found)
+                }
+                switch found {
+                case .partial(let at):
+                    hold = min(hold, at)
+                case .match(let g):
+                    let r = g[0]!
+                    if !isFinal && Self.canGrow(anchor, r, subjectEnd) {
+                        hold = min(hold, r.lowerBound)
+                        continue
+                    }
+                    if let b = best {
+                        let better =
+                            r.lowerBound != b.start ? r.lowerBound < b.start
+                            : r.count != b.end - b.start ? r.count > b.end - b.start
+                            : kind != b.kind ? kind == .open
+                            : field.name < template.fields[b.field].name
+                        if !better { continue }
+                    }
+                    best = (r.lowerBound, r.upperBound, kind, f, g)
+                case .none:
+                    break
+                }
+            }
+            if let b = best, b.start < hold {
+                accumulate(p..<b.start, &s, &actions)
+                p = b.end
+                if b.kind == .open {
+                    close(nil, bodyEnd: b.start, &s, context: context, &actions)
+                    open(b.field, groups: b.groups, anchorEnd: b.end, &s, &actions)
+                } else {
+                    let hadContent = opened
+                    close(b.start..<b.end, bodyEnd: b.start, &s, context: context, &actions)
+                    if !hadContent && b.start == b.end {
+                        // A zero-width close of a region that never began would fire again at
+                        // once: the scan stops here (at the end, what is left is outside
+                        // every region).
+                        if isFinal {
+                            let saved = current
+                            current = nil
+                            accumulate(p..<subjectEnd, &s, &actions)
+                            current = saved
+                            p = subjectEnd
+                        }
+                        break loop
+                    }
+                }
+                continue
+            }
+            if isFinal {
+                accumulate(p..<subjectEnd, &s, &actions)
+                p = subjectEnd
+                close(nil, bodyEnd: subjectEnd, &s, context: context, &actions)
+                break
+            }
+            accumulate(p..<hold, &s, &actions)
+            p = hold
+            break
+        }
+        pos = base + p
+        guard !isFinal, w.end < w.received else { return }
+        // The decoder showed only the cap's worth of bytes.
+        if let f = current, opened, isHeld(template.fields[f]), !oversized {
+            // A held region that has not closed inside the cap is too large.
+            let capEnd = w.end
+            if capEnd > accounted {
+                actions.append(.action(.reject(.tooLarge, detail: "the '\(template.fields[f].name)' region is larger than the call cap", end: capEnd)))
+                accounted = capEnd
+            }
+            oversized = true
+            started = false
+        } else if actions.count == actionsBefore, p < subjectEnd, !(current.map { isHeld(template.fields[$0]) } ?? false) {
+            // A pending anchor that has held back the cap's worth of bytes is given up: they
+            // go to the current region, so memory stays bounded.
+            accumulate(p..<subjectEnd, &s, &actions)
+            pos = base + subjectEnd
+        }
+    }
+
+    private static func stillValid(_ found: Found, at p: Int) -> Bool {
+        switch found {
+        case .match(let g): return g[0]!.lowerBound >= p
+        case .partial(let at): return at >= p
+        case .none: return true
+        }
+    }
+
+    /// Whether a complete match could still change as bytes arrive: one that ends at the last
+    /// byte received, unless it is a literal that no other literal of its anchor extends.
+    private static func canGrow(_ anchor: ResponseTemplate.Anchor, _ r: Range<Int>, _ end: Int) -> Bool {
+        guard r.upperBound == end else { return false }
+        if r.isEmpty { return true }
+        return anchor.literals == nil || anchor.canExtend
+    }
+
+    /// The anchors that matter now: inside an explicit region its close; otherwise every open
+    /// anchor and the implicit region's close.
+    private func watchlist() -> [(Kind, Int)] {
+        if let f = current, f != template.implicit {
+            return template.fields[f].close == nil ? [] : [(.close, f)]
+        }
+        var out: [(Kind, Int)] = []
+        for (k, field) in template.fields.enumerated() where field.open != nil { out.append((.open, k)) }
+        if let i = template.implicit, template.fields[i].close != nil { out.append((.close, i)) }
+        return out
+    }
+
+    private func isHeld(_ field: ResponseTemplate.Field) -> Bool {
+        field.role == .toolCalls || field.role == .other
+    }
+
+    /// Scan positions in the subject of one step.
+    private struct Scan {
+        let base: Int
+        let p0: Int
+        let subject: [UInt8]
+        let window: ByteWindow
+        /// The bytes at scan positions `r` (a held body: it may begin before this step's subject).
+        func bytes(_ r: Range<Int>, prefix: [UInt8]) -> [UInt8] {
+            var out: [UInt8] = []
+            if r.lowerBound < p0 { out += prefix[r.lowerBound..<min(p0, r.upperBound)] }
+            let from = max(r.lowerBound, p0) - p0
+            let to = r.upperBound - p0
+            if to > from { out += window.slice(from..<to) }
+            return out
+        }
+        /// The stream offset of subject position `i` (prefix bytes map to 0).
+        func stream(_ i: Int) -> Int { max(0, base + i - p0) }
+    }
+
+    // MARK: - Regions
+
+    /// Routes decided bytes into the current region.
+    private mutating func accumulate(_ r: Range<Int>, _ s: inout Scan, _ actions: inout [StreamAction]) {
+        guard !r.isEmpty else { return }
+        let end = s.stream(r.upperBound)
+        guard let f = current else {
+            markup(upTo: end, &actions)
+            return
+        }
+        let field = template.fields[f]
+        if !opened {
+            opened = true
+            if isHeld(field) {
+                regionStart = accounted
+                bodyStart = s.base + r.lowerBound
+            }
+        }
+        switch field.role {
+        case .text:
+            if end > accounted {
+                actions.append(.action(.text(end: end)))
+                accounted = end
+            }
+        case .reasoning:
+            if end > accounted {
+                actions.append(.reasoning(end: end))
+                accounted = end
+            }
+        case .toolCalls, .other:
+            if oversized {
+                while end - accounted >= Self.pieceBytes {
+                    accounted += Self.pieceBytes
+                    actions.append(.action(.reject(.tooLarge, detail: "skipped part of an oversized region", end: accounted)))
+                }
+            }
+        }
+    }
+
+    private mutating func markup(upTo end: Int, _ actions: inout [StreamAction]) {
+        if end > accounted {
+            actions.append(.action(.markup(end: end)))
+            accounted = end
+        }
+    }
+
+    private mutating func open(_ f: Int, groups: [Range<Int>?], anchorEnd: Int, _ s: inout Scan, _ actions: inout [StreamAction]) {
+        let field = template.fields[f]
+        current = f
+        opened = true
+        started = false
+        oversized = false
+        captures = []
+        for (name, number) in field.open!.groups {
+            if number < groups.count, let r = groups[number] {
+                captures.append((name, .string(String(decoding: s.subject[r], as: UTF8.self))))
+            }
+        }
+        if isHeld(field) {
+            regionStart = accounted
+            bodyStart = s.base + anchorEnd
+            if let key = field.nameCapture, case .string(let name)? = captures.first(where: { $0.key == key })?.value,
+                !name.isEmpty
+            {
+                actions.append(.action(.start(name: name, id: nil)))
+                started = true
+            }
+        } else {
+            markup(upTo: s.stream(anchorEnd), &actions)
+        }
+    }
+
+    /// Closes the current region (at its close anchor `anchor`, or because another region
+    /// opens or the stream ended, when nil); its body ends at `bodyEnd`.
+    private mutating func close(
+        _ anchor: Range<Int>?, bodyEnd: Int, _ s: inout Scan, context: GrammarContext, _ actions: inout [StreamAction]
+    ) {
+        defer { reset() }
+        guard let f = current, opened else {
+            if let anchor { markup(upTo: s.stream(anchor.upperBound), &actions) }
+            return
+        }
+        let field = template.fields[f]
+        let rawEnd = s.stream(anchor?.upperBound ?? bodyEnd)
+        guard isHeld(field) else {
+            if anchor != nil { markup(upTo: rawEnd, &actions) }
+            return
+        }
+        if oversized {
+            if rawEnd > accounted {
+                actions.append(.action(.reject(.tooLarge, detail: "skipped part of an oversized region", end: rawEnd)))
+                accounted = rawEnd
+            }
+            return
+        }
+        // The body: prefix bytes (when the region opened in the prompt), then stream bytes.
+        let body = s.bytes(bodyStart..<(s.base + bodyEnd), prefix: prefix)
+        let value: JSONValue
+        do {
+            value = try process(field, body)
+        } catch {
+            reject(.malformed, "field '\(field.name)': \(error.message)", end: rawEnd, &actions)
+            return
+        }
+        guard field.role == .toolCalls else {
+            markup(upTo: rawEnd, &actions)
+            return
+        }
+        let entries: [JSONValue]
+        if case .array(let items) = value { entries = items } else { entries = [value] }
+        if entries.isEmpty {
+            if started { reject(.malformed, "field 'tool_calls': the region holds no call", end: rawEnd, &actions) } else { markup(upTo: rawEnd, &actions) }
+            return
+        }
+        let first = regionStart
+        for (k, entry) in entries.enumerated() {
+            // Several calls from one region: each but the last accounts for one byte of it.
+            let end = k == entries.count - 1 ? rawEnd : min(rawEnd, max(accounted + 1, first + k + 1))
+            let announced = k == 0 && started
+            guard let (name, arguments) = Self.call(entry) else {
+                reject(.malformed, "tool_calls entry is not a call (it needs function.name and object arguments): \(Self.short(entry))", end: end, &actions)
+                continue
+            }
+            var args = arguments
+            if let tool = context.tools?[announced ? startedName(captures, field) ?? name : name],
+                case .object(let props) = tool.parameters["properties"] ?? .null, !props.isEmpty
+            {
+                args = TemplateCoercion.arguments(args, properties: .object(props))
+            }
+            if !announced { actions.append(.action(.start(name: name, id: nil))) }
+            let json = JSONValue.object(args)
+            actions.append(.action(.delta(EventText(json.jsonText))))
+            actions.append(.action(.accept(arguments: json, end: end)))
+            accounted = max(accounted, end)
+        }
+        started = false
+    }
+
+    private func startedName(_ captures: [(key: String, value: JSONValue)], _ field: ResponseTemplate.Field) -> String? {
+        guard let key = field.nameCapture, case .string(let n)? = captures.first(where: { $0.key == key })?.value else { return nil }
+        return n
+    }
+
+    private mutating func reject(_ reason: RejectedToolCall.Reason, _ detail: String, end: Int, _ actions: inout [StreamAction]) {
+        actions.append(.action(.reject(reason, detail: detail, end: end)))
+        accounted = max(accounted, end)
+        started = false
+    }
+
+    private mutating func reset() {
+        current = template.implicit
+        opened = false
+        captures = []
+        started = false
+        oversized = false
+    }
+
+    /// The content parser, then the transform (per element with `transform_each`).
+    private func process(_ field: ResponseTemplate.Field, _ body: [UInt8]) throws(TemplateValueError) -> JSONValue {
+        let value = try field.content.parse(String(decoding: body, as: UTF8.self))
+        guard let transform = field.transform else { return value }
+        if field.transformEach {
+            guard case .array(let items) = value else {
+                throw TemplateValueError("transform_each needs the content to be a list, got \(ResponseTemplate.kind(value))")
+            }
+            var out: [JSONValue] = []
+            for item in items {
+                guard case .object(let members) = item else {
+                    throw TemplateValueError("transform_each needs every element to be an object, got \(ResponseTemplate.kind(item))")
+                }
+                out.append(try TemplateTransform.apply(transform, captures + members))
+            }
+            return .array(out)
+        }
+        return try TemplateTransform.apply(transform, captures + [("content", value)])
+    }
+
+    /// A tool-call entry's name and arguments (missing arguments are `{}`), when it is a call.
+    static func call(_ entry: JSONValue) -> (String, [(key: String, value: JSONValue)])? {
+        guard case .object? = entry["function"], case .string(let name)? = entry["function"]?["name"], !name.isEmpty else {
+            return nil
+        }
+        switch entry["function"]?["arguments"] {
+        case nil: return (name, [])
+        case .object(let members)?: return (name, members)
+        default: return nil
+        }
+    }
+
+    static func short(_ v: JSONValue) -> String {
+        let t = v.jsonText
+        return t.count > 120 ? String(t.prefix(120)) + "…" : t
+    }
+
+    /// After a pattern gave up: every byte from here on is rejected, in 64 KiB pieces while
+    /// the stream goes on.
+    private mutating func rejectRest(_ w: ByteWindow, reason: String, isFinal: Bool, _ actions: inout [StreamAction]) {
+        while w.end - accounted >= Self.pieceBytes {
+            accounted += Self.pieceBytes
+            actions.append(.action(.reject(.malformed, detail: reason, end: accounted)))
+        }
+        if isFinal, w.end > accounted {
+            actions.append(.action(.reject(.malformed, detail: reason, end: w.end)))
+            accounted = w.end
+        }
+    }
+
+    private mutating func rejectRest(_ w: ByteWindow, reason: String, isFinal: Bool, actions: inout [StreamAction]) {
+        rejectRest(w, reason: reason, isFinal: isFinal, &actions)
+    }
+}
