@@ -361,7 +361,25 @@ extension String {
 /// keep the last value.
 enum PythonJSON {
     static func parse(_ bytes: [UInt8]) throws(JSONValue.ParseError) -> JSONValue {
-        try JSONValue.parse(bytes, maxDepth: 512)
+        // A raw control character inside a string is an error, as in Python's strict mode.
+        var inString = false
+        var escaped = false
+        for (i, b) in bytes.enumerated() {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if b == 0x5C {
+                    escaped = true
+                } else if b == 0x22 {
+                    inString = false
+                } else if b < 0x20 {
+                    throw JSONValue.ParseError(message: "a raw control character in a string", offset: i)
+                }
+            } else if b == 0x22 {
+                inString = true
+            }
+        }
+        return try JSONValue.parse(bytes, maxDepth: 512)
     }
 }
 
