@@ -121,45 +121,21 @@ enum Workloads {
         return String(decoding: bytes.dropFirst().dropLast(), as: UTF8.self)
     }
 
-    /// The wire text of one call with string arguments, in `format`'s canonical syntax.
-    /// With `literal`, each value is written as it is (a JSON or Python literal such as a
-    /// list), not as a string.
+    /// The wire text of one call with string arguments, as the format's model writes it (the
+    /// format's own renderer). With `literal`, each value is JSON text (a list), not a string.
     static func render(_ format: ToolCallFormat, name: String, args: [(String, String)], literal: Bool = false) -> String {
-        let jsonArgs = "{" + args.map { literal ? "\"\($0.0)\": \($0.1)" : "\"\($0.0)\": \"\(jsonEscaped($0.1))\"" }.joined(separator: ", ") + "}"
-        switch format {
-        case .json: return "<tool_call>\n{\"name\": \"\(name)\", \"arguments\": \(jsonArgs)}\n</tool_call>"
-        case .lfm2:
-            let python = { (v: String) -> String in
-                var out = "\""
-                for ch in v.unicodeScalars {
-                    switch ch {
-                    case "\"": out += "\\\""
-                    case "\n": out += "\\n"
-                    case "\t": out += "\\t"
-                    default: out.unicodeScalars.append(ch)
-                    }
-                }
-                return out + "\""
+        var members: [(key: String, value: JSONValue)] = []
+        for (key, value) in args {
+            guard literal else {
+                members.append((key, .string(value)))
+                continue
             }
-            return "<|tool_call_start|>[\(name)(" + args.map { "\($0.0)=\(literal ? $0.1 : python($0.1))" }.joined(separator: ", ") + ")]<|tool_call_end|>"
-        case .xmlFunction:
-            return "<tool_call>\n<function=\(name)>\n" + args.map { "<parameter=\($0.0)>\n\($0.1)\n</parameter>\n" }.joined()
-                + "</function>\n</tool_call>"
-        case .glm4:
-            return "<tool_call>\(name)\n" + args.map { "<arg_key>\($0.0)</arg_key>\n<arg_value>\($0.1)</arg_value>\n" }.joined()
-                + "</tool_call>"
-        case .gemma:
-            return "<start_function_call>call:\(name){" + args.map { "\($0.0):" + (literal ? $0.1 : "<escape>\($0.1)<escape>") }.joined(separator: ",")
-                + "}<end_function_call>"
-        case .gemma4:
-            return "<|tool_call>call:\(name){" + args.map { "\($0.0):" + (literal ? $0.1 : "<|\"|>\($0.1)<|\"|>") }.joined(separator: ",") + "}<tool_call|>"
-        case .kimiK2:
-            return "<|tool_calls_section_begin|><|tool_call_begin|>functions.\(name):0<|tool_call_argument_begin|>\(jsonArgs)<|tool_call_end|><|tool_calls_section_end|>"
-        case .minimaxM2:
-            return "<minimax:tool_call>\n<invoke name=\"\(name)\">\n" + args.map { "<parameter name=\"\($0.0)\">\($0.1)</parameter>\n" }.joined()
-                + "</invoke>\n</minimax:tool_call>"
-        case .mistral: return "[TOOL_CALLS]\(name)[ARGS]\(jsonArgs)"
-        case .llama3: return "<|python_tag|>{\"name\": \"\(name)\", \"parameters\": \(jsonArgs)}"
+            do { members.append((key, try JSONValue.parse(value))) } catch { fatalError("bad literal for \(key): \(error)") }
+        }
+        do {
+            return String(decoding: try format.render([RenderedCall(name: name, arguments: .object(members))]), as: UTF8.self)
+        } catch {
+            fatalError("\(format.rawValue) cannot render the benchmark's call: \(error)")
         }
     }
 

@@ -9,14 +9,14 @@ import ToolCallKit
 
 /// The fuzz input's layout: a 4-byte header, then the model output.
 ///
-/// - byte 0: the format (`ToolCallFormat.allCases[b % 10]`).
+/// - byte 0: the format (`ToolCallFormat.allCases[b % count]`).
 /// - byte 1: options. Bit 0: declare tools. Bit 1: reasoning separation. Bit 2: a small size cap
 ///   (64…1087 bytes, from byte 2). Bit 3: a small depth cap (1…16, from byte 3). Bit 4: start
 ///   inside reasoning. Bits 5–7: the size of the third run's chunks (1…8 bytes).
 /// - bytes 2–3: the split point of the second run (big endian, modulo the payload's length + 1).
 ///
 /// A first byte of 0xC0 or more selects the rendering mode instead (``renderRoundTrip(format:payload:)``,
-/// format `b % 10`, the rest of the input builds the calls).
+/// format `(b - 0xC0) % count`, the rest of the input builds the calls).
 ///
 /// Shorter inputs are padded with zeros. Every input is decoded three times — whole, split in
 /// two, and in small chunks — and each run must keep the contracts of docs/events.md; the runs must be
@@ -193,7 +193,7 @@ public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
     if size > 0, unsafe data[0] >= 0xC0 {
         let formats = ToolCallFormat.allCases
         let payload = unsafe Array(UnsafeBufferPointer(start: data, count: size).dropFirst())
-        renderRoundTrip(format: formats[Int(unsafe data[0]) % formats.count], payload: payload)
+        renderRoundTrip(format: formats[(Int(unsafe data[0]) - 0xC0) % formats.count], payload: payload)
         return 0
     }
     let c = unsafe FuzzCase(UnsafeBufferPointer(start: data, count: size))
@@ -381,9 +381,10 @@ func renderRoundTrip(format: ToolCallFormat, payload: [UInt8]) {
             types[k] = t
         }
     }
-    // With tools declared, json and llama3 read a bare call object in the text as a call (a
-    // rule that depends on the tools, which rendering does not check).
-    if (format == .json || format == .llama3), text?.utf8.contains(UInt8(ascii: "{")) ?? false { return }
+    // A format with a marker that counts only when tools are declared (json and llama3 read a
+    // bare call object in the text as a call) depends on the tools, which rendering does not
+    // check: such text is left out.
+    if let text, format.definition.toolDependentMarkerTexts.contains(where: { text.utf8.contains($0.utf8.first ?? 0) }) { return }
     var back: [(id: String, name: String, arguments: JSONValue)] = []
     var texts: [UInt8] = []
     for e in whole {
@@ -398,13 +399,8 @@ func renderRoundTrip(format: ToolCallFormat, payload: [UInt8]) {
     for (i, (call, got)) in zip(calls, back).enumerated() {
         check(got.name.utf8.elementsEqual(call.name.utf8), "call \(i): name \(got.name.debugDescription) from \(shown)")
         check(got.arguments == call.arguments, "call \(i): arguments \(got.arguments.jsonText) != \(call.arguments.jsonText) from \(shown)")
-        switch format {
-        case .kimiK2:
-            // A `functions.` id is carried; any other is replaced by one made from the position.
-            let expected = call.id.flatMap { $0.hasPrefix("functions.") ? $0 : nil } ?? "functions.\(call.name):\(i)"
+        if let expected = format.definition.renderer.carriedID(call.id, call.name, i) {
             check(got.id == expected, "call \(i): id \(got.id), expected \(expected), from \(shown)")
-        case .mistral: if let id = call.id, id.utf8.count == 9 { check(got.id == id, "call \(i): id \(got.id) from \(shown)") }
-        default: break
         }
     }
     let given = Array((text ?? "").utf8)

@@ -45,11 +45,10 @@ struct DecodeCommand {
     }
 
     func run() throws(ExitError) {
-        var template: ResponseTemplate?
-        var format = ToolCallFormat.json
+        let format: ToolCallFormat
         var note: String?
         if let path = options.responseTemplate {
-            template = try loadTemplate(path)
+            format = ToolCallFormat(responseTemplate: try loadTemplate(path))
         } else {
             (format, note) = try resolveFormat()
         }
@@ -80,9 +79,8 @@ struct DecodeCommand {
             reasoning: options.reasoning, reasoningOpen: options.reasoningOpen, validate: options.validate)
         if let cap = options.maxCallBytes { decoderOptions.maxCallBytes = cap }
         decoderOptions.wholeCalls = options.wholeCalls
-        var decoder =
-            template.map { ToolCallDecoder(responseTemplate: $0, prompt: prompt, tools: tools, options: decoderOptions) }
-            ?? ToolCallDecoder(format: format, tools: tools, options: decoderOptions)
+        decoderOptions.prompt = prompt
+        var decoder = ToolCallDecoder(format: format, tools: tools, options: decoderOptions)
         var writer = EventWriter(options: options)
         let tokenizer = options.input == "tokens" ? try loadTokenizer() : nil
         if let note { Messages.note(note) }
@@ -236,18 +234,11 @@ enum StandardStreams {
 /// Format names in messages: suggestions for names that are not formats, and the evidence
 /// behind an inferred format that is only a default.
 enum FormatNames {
-    /// Names people try that are model families, with the format those models write.
-    static let families: [(names: [String], format: ToolCallFormat, who: String)] = [
-        (["qwen", "qwen2", "qwen2.5", "qwen3", "hermes", "hermes2", "hermes3", "nous"], .json, "Qwen and Hermes models write"),
-        (["qwen3-coder", "qwen3_coder", "qwen3coder", "qwen_coder", "nemotron"], .xmlFunction, "Qwen3-Coder writes"),
-        (["llama", "llama3.1", "llama3.2", "llama3.3", "llama3_json", "llama-3"], .llama3, "Llama 3 models write"),
-        (["glm", "glm45", "glm4.5", "glm4.6", "glm4_moe", "glm47"], .glm4, "GLM 4.5 and later write"),
-        (["kimi", "kimi-k2", "kimik2"], .kimiK2, "Kimi K2 writes"),
-        (["minimax", "minimax-m2", "minimaxm2"], .minimaxM2, "MiniMax M2 writes"),
-        (["functiongemma", "function_gemma"], .gemma, "FunctionGemma writes"),
-        (["lfm", "lfm2.5", "liquid"], .lfm2, "Liquid LFM2 writes"),
-        (["mixtral", "magistral", "devstral"], .mistral, "Mistral models write"),
-    ]
+    /// Names people try that are model families, with the format those models write (each
+    /// format declares its own).
+    static var families: [(names: [String], format: ToolCallFormat, who: String)] {
+        ToolCallFormat.allCases.compactMap { f in f.definition.familyNames.map { ($0.names, f, $0.who) } }
+    }
 
     /// The message for `--format NAME` when NAME is not a format.
     static func unknown(_ name: String) -> String {

@@ -1,14 +1,29 @@
 // toolcall — the help texts (`toolcall --help`, `toolcall decode --help`, ...).
 
+import ToolCallKit
+
 enum Help {
     static let version = "0.1.0"
 
     static let formats = """
-          NAME                    A format: json, lfm2, xml_function, glm4, gemma, gemma4,
-                                  kimi_k2, minimax_m2, mistral, llama3 (case names such as
-                                  xmlFunction are accepted too). `toolcall formats` lists them,
-                                  `toolcall infer DIR` names a model folder's.
+          NAME                    \(wrapped("A format: " + ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ") + " (case names such as xmlFunction are accepted too). `toolcall formats` lists them, `toolcall infer DIR` names a model folder's."))
         """
+
+    /// `text` in lines of at most 61 characters, every line after the first indented to the
+    /// help's second column.
+    static func wrapped(_ text: String) -> String {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty && line.count + 1 + word.count > 61 {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines.joined(separator: "\n" + String(repeating: " ", count: 26))
+    }
 
     static let decodeOptions = """
         OPTIONS (decode):
@@ -114,6 +129,11 @@ enum Help {
     static let formatsCommand = """
         OVERVIEW: List the formats, one per line: raw value, case name, implemented or planned.
 
-        USAGE: toolcall formats
+        USAGE: toolcall formats [--json | --fuzz-dictionary]
+
+        OPTIONS:
+          --json                  One JSON object per format: name, case_name, summary,
+                                  markers, reasoning_markers, fuzz_words.
+          --fuzz-dictionary       A libFuzzer dictionary of every format's markers and words.
         """
 }

@@ -237,6 +237,10 @@ struct ModelFolderSignals {
         if !missing.isEmpty {
             evidence.append("not present: " + missing.joined(separator: ", "))
         }
+        // 5. A response template, when no built-in format is recognised.
+        if let template = responseTemplate(tokenizerConfig, builtIn: decided) {
+            return FormatInference(format: template, evidence: evidence)
+        }
         guard let decided else {
             evidence.append("no signal names a tool-call format")
             return FormatInference(format: nil, evidence: evidence)

@@ -48,6 +48,8 @@ struct GrammarContext: Sendable {
     var format: ToolCallFormat
     var tools: ToolSet?
     var maxDepth: Int
+    /// The end of the prompt (``ToolCallDecoder/Options/prompt``).
+    var prompt: [UInt8] = []
 }
 
 /// What a grammar reports, in source order. Offsets are absolute stream offsets.

@@ -45,6 +45,10 @@ public struct ToolCallDecoder: Sendable {
         /// clients must never see part of a call that is then rejected (with ``validate``, or
         /// tools that change state).
         public var wholeCalls: Bool = false
+        /// The end of the prompt the model continues, for formats whose parsing depends on it
+        /// (a response template's start anchor: the prompt may leave the model inside a region,
+        /// such as a prefilled `<think>`). Its bytes are context and produce no events.
+        public var prompt: [UInt8] = []
 
         public init(
             rawSpans: Bool = false, idSeed: UInt64? = nil, maxCallBytes: Limit = .defaultCallBytes,
@@ -103,7 +107,6 @@ public struct ToolCallDecoder: Sendable {
     private let callCap: Int
 
     private var grammar: any CallGrammar
-    private let makeGrammar: @Sendable (GrammarContext) -> any CallGrammar
     /// The grammar parses the whole stream (a response template).
     private let ownsStream: Bool
     /// The markers that can match before any visible text (all whose condition can hold), and
@@ -167,27 +170,18 @@ public struct ToolCallDecoder: Sendable {
     ///     bad ones up front; otherwise they are compiled here, and a tool whose schema cannot
     ///     be compiled has every call rejected.
     public init(format: ToolCallFormat, tools: ToolSet? = nil, options: Options = Options()) {
-        self.init(format: format, grammar: { GrammarFactory.make(format, context: $0) }, tools: tools, options: options)
-    }
-
-    /// Creates a decoder whose grammar `makeGrammar` makes (a fresh one each time the decoder
-    /// releases a grammar's buffers).
-    init(
-        format: ToolCallFormat, grammar makeGrammar: @escaping @Sendable (GrammarContext) -> any CallGrammar,
-        tools: ToolSet?, options: Options
-    ) {
         self.format = format
         self.tools = tools
         self.options = options
         self.callCap = options.maxCallBytes.count
         self.validation = options.validate ? tools?.compilingValidatorsLeniently() : nil
-        self.context = GrammarContext(format: format, tools: tools, maxDepth: min(options.maxDepth.count, Self.deepestNesting))
-        self.makeGrammar = makeGrammar
-        self.grammar = makeGrammar(context)
+        self.context = GrammarContext(
+            format: format, tools: tools, maxDepth: min(options.maxDepth.count, Self.deepestNesting), prompt: options.prompt)
+        self.grammar = format.definition.makeGrammar(context)
         let ownsStream = grammar.ownsStream
         self.ownsStream = ownsStream
         var markers = grammar.markers
-        let syntax = ReasoningSyntax.of(format)
+        let syntax = format.definition.reasoning
         if options.reasoning && !ownsStream {
             // Open markers start blocks; an orphan close marker stays text (no tool-call markup).
             for (k, pair) in syntax.pairs.enumerated() {
@@ -479,7 +473,7 @@ public struct ToolCallDecoder: Sendable {
                     mode = .text
                     // A large frame leaves large buffers in the grammar's readers: a fresh
                     // grammar releases them, so an idle stream holds no more than a new one.
-                    if at - frameStart > Self.releaseAfterBytes { grammar = makeGrammar(context) }
+                    if at - frameStart > Self.releaseAfterBytes { grammar = format.definition.makeGrammar(context) }
                 case .skip:
                     mode = .skipping(grammar.skipRule)
                 }
@@ -644,10 +638,10 @@ public struct ToolCallDecoder: Sendable {
                 } else if options.wholeCalls {
                     // Announced only once accepted; the index is taken then, so the indexes a
                     // client sees have no gaps.
-                    current = .started(index: -1, id: ids.id(for: format, proposed: proposedID), name: name)
+                    current = .started(index: -1, id: ids.id(style: format.definition.ids, proposed: proposedID), name: name)
                     heldArguments.removeAll(keepingCapacity: false)
                 } else {
-                    let id = ids.id(for: format, proposed: proposedID)
+                    let id = ids.id(style: format.definition.ids, proposed: proposedID)
                     current = .started(index: nextIndex, id: id, name: name)
                     events.append(.toolCallStart(index: nextIndex, id: id, name: name))
                     nextIndex += 1
@@ -794,7 +788,7 @@ public struct ToolCallDecoder: Sendable {
         guard ended else { return false }
         if stop > cut { reject(.tooLarge, detail: "skipped part of an oversized call", end: stop) }
         mode = .text
-        grammar = makeGrammar(context)
+        grammar = format.definition.makeGrammar(context)
         return true
     }
 

@@ -2,7 +2,7 @@
 
 /// Turns an argument written as text into a typed JSON value.
 ///
-/// Formats whose values arrive as text (xmlFunction, glm4, minimaxM2), and escaped Gemma values
+/// Formats whose values arrive as text (the tagged-functions and key/value-tags families), and escaped Gemma values
 /// narrowed by a schema, share this one policy:
 ///
 /// - With a schema: `string` keeps the text exactly (never JSON-decoded); `integer`, `number`

@@ -1,4 +1,4 @@
-// ToolCallKit — streaming and typing text-valued arguments (xmlFunction, glm4, minimaxM2).
+// ToolCallKit — streaming and typing text-valued arguments (the tagged-functions and key/value-tags families).
 
 /// Builds one call's arguments from `key → text` pairs and streams them as `delta` JSON text.
 ///

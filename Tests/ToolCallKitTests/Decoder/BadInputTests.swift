@@ -22,6 +22,9 @@ enum WireCall {
             return "<minimax:tool_call>\n<invoke name=\"\(name)\">\n<parameter name=\"\(key)\">\(value)</parameter>\n</invoke>\n</minimax:tool_call>"
         case .mistral: return "[TOOL_CALLS]\(name)[ARGS]{\"\(key)\":\(value)}"
         case .llama3: return "<|python_tag|>{\"name\":\"\(name)\",\"parameters\":{\"\(key)\":\(value)}}"
+        default:
+            Issue.record("WireCall has no spelling for \(format.rawValue): add one")
+            return ""
         }
     }
 
@@ -33,6 +36,9 @@ enum WireCall {
         case .gemma: return "<escape>\(s)<escape>"
         case .gemma4: return "<|\"|>\(s)<|\"|>"
         case .xmlFunction, .glm4, .minimaxM2: return s
+        default:
+            Issue.record("WireCall has no string spelling for \(format.rawValue): add one")
+            return s
         }
     }
 

@@ -63,7 +63,7 @@ enum RoundTrip {
             if let id = call.id, KimiK2Grammar.readID(id) == .named(call.name) { return id }
             return "functions.\(call.name):\(position)"
         case .mistral:
-            guard let id = call.id, CallRenderer.isMistralID(id) else { return nil }
+            guard let id = call.id, id.utf8.count == 9, id.utf8.allSatisfy({ $0 < 0x80 && Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber }) else { return nil }
             return id
         default:
             return nil

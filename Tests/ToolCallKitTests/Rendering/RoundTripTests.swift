@@ -186,7 +186,7 @@ struct RoundTripTests {
 
     @Test("text holding the format's marker is refused", arguments: ToolCallFormat.allCases)
     func textWithMarker(_ format: ToolCallFormat) throws {
-        let grammar = GrammarFactory.make(format, context: GrammarContext(format: format, tools: nil, maxDepth: 1))
+        let grammar = format.definition.makeGrammar(GrammarContext(format: format, tools: nil, maxDepth: 1))
         let marker = try #require(grammar.markers.first { if case .always = $0.condition { return true } else { return false } })
         let text = "See " + String(decoding: marker.bytes, as: UTF8.self) + " here"
         #expect(throws: RenderError.self) { try format.render([RenderedCall(name: "f", arguments: .object([]))], text: text) }

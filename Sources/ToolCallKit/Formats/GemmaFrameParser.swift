@@ -1,48 +1,8 @@
-// ToolCallKit — the `gemma` format (FunctionGemma):
-// `<start_function_call>call:f{a:<escape>v<escape>}<end_function_call>`.
-
-/// Grammar for FunctionGemma calls.
-///
-/// `<start_function_call>call:NAME{key:value,...}<end_function_call>`, one call per frame; the
-/// arguments are read by ``GemmaValueReader`` with `<escape>` as the string delimiter. The frame
-/// logic is ``GemmaFrameParser``, shared with `gemma4`.
-///
-/// - The name runs from after `call:` to the first `{` (or `(`); white space around it is
-///   ignored, and a name with white space, quotes or markup inside is `malformed`.
-/// - After the closing `}` the end marker is consumed when it follows (white space allowed);
-///   otherwise the call is complete where its object ends and what follows is text. An end marker
-///   before the object closes makes the call `malformed`; a stream that ends inside it,
-///   `incomplete`. A malformed frame runs through the next end marker (or up to the next start
-///   marker, or the end of the stream).
-/// - A lone `<end_function_call>` is markup.
-struct GemmaGrammar: CallGrammar {
-    let markers: [Marker] = [
-        Marker("<start_function_call>"),
-        Marker("<end_function_call>", kind: .stray),
-    ]
-    let skipRule = SkipRule.through([Array("<end_function_call>".utf8)])
-    private var frame = GemmaFrameParser(
-        startMarker: "<start_function_call>", endMarker: "<end_function_call>", delimiter: "<escape>")
-
-    mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
-        frame.begin(bodyStart: bodyStart)
-    }
-
-    mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
-        frame.advance(w, context: context, actions: &actions)
-    }
-
-    mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
-        frame.finish(w, context: context, actions: &actions)
-    }
-
-    func passThrough(at end: Int) -> PassThrough? { frame.passThrough(at: end) }
-    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) { frame.takePassThrough(count) }
-}
+// ToolCallKit — the Gemma-values family (gemma, gemma4): `START call:NAME{key:value,...} END`.
 
 /// The frame logic of the Gemma family: `call:NAME{...}` (or `call:NAME(...)`) after the start
 /// marker, then the end marker. The spelling (markers, string delimiter) is a parameter.
-struct GemmaFrameParser: Sendable {
+struct GemmaFrameParser: CallGrammar {
     private enum State: Sendable {
         /// Reading the name, which began at `start`.
         case name(start: Int)
@@ -68,14 +28,23 @@ struct GemmaFrameParser: Sendable {
     private var reader = GemmaValueReader(at: 0, delimiter: "", stopMarker: "", tool: nil, maxDepth: 0)
     private var pos = 0
 
-    init(startMarker: String, endMarker: String, delimiter: String) {
-        self.endMarker = Array(endMarker.utf8)
-        self.endMarkerText = endMarker
+    let markers: [Marker]
+    let skipRule: SkipRule
+
+    /// - Parameters:
+    ///   - start: the start marker; `end`, the end marker (alone, it is markup).
+    ///   - delimiter: what quotes a string value (nothing inside it is escaped).
+    ///   - strays: other markers that are markup on their own.
+    init(start: String, end: String, delimiter: String, strays: [String] = []) {
+        self.endMarker = Array(end.utf8)
+        self.endMarkerText = end
         self.delimiter = delimiter
-        self.recovery = MarkerSet([endMarker, startMarker])
+        self.recovery = MarkerSet([end, start])
+        self.markers = [Marker(start), Marker(end, kind: .stray)] + strays.map { Marker($0, kind: .stray) }
+        self.skipRule = .through([Array(end.utf8)])
     }
 
-    mutating func begin(bodyStart: Int) {
+    mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         state = .name(start: bodyStart)
         pos = bodyStart
     }
@@ -189,7 +158,7 @@ struct GemmaFrameParser: Sendable {
         return reader.passThrough(at: end)
     }
 
-    mutating func takePassThrough(_ count: Int) {
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
         reader.takeForwarded(count)
         pos = reader.pos
     }

@@ -1,5 +1,5 @@
-// ToolCallKit — the frame shape shared by xmlFunction and minimaxM2: a wrapper around function
-// blocks whose parameters are tagged text values.
+// ToolCallKit — the tagged-functions family: a wrapper around function blocks whose
+// parameters are tagged text values (the tags are each format's, ``TaggedFunctionTags``).
 
 /// The tags of one tagged-function format.
 struct TaggedFunctionTags: Sendable {
@@ -34,6 +34,13 @@ struct TaggedFunctionTags: Sendable {
             nests: [(wrapper.0, wrapper.1, [function.0]), (function.0, function.1, [parameter.0, function.1])])
     }
 
+    /// The tags the renderer must check a value for (``CallRenderer/taggedCalls``).
+    var rendering: CallRenderer.TextTags {
+        CallRenderer.TextTags(
+            tags: [value.close, parameterOpen, functionClose, functionOpen, wrapperOpen, wrapperClose],
+            quotedNames: quotedNames, glm: false)
+    }
+
     /// Start markers: the wrapper and a bare function block; the wrapper's close is stray.
     var markers: [Marker] {
         [
@@ -44,7 +51,7 @@ struct TaggedFunctionTags: Sendable {
     }
 }
 
-/// The parser behind ``XMLFunctionGrammar`` and ``MiniMaxM2Grammar``.
+/// The tagged-functions family: the grammar of every format whose tags a ``TaggedFunctionTags`` names.
 ///
 /// Frames: `WRAP (FUNC NAME> (PARAM KEY> value CLOSE)* /FUNC)+ /WRAP`, or a bare
 /// `FUNC NAME> ... /FUNC` block (the wrapper was stripped or never written). Rules:
@@ -60,7 +67,7 @@ struct TaggedFunctionTags: Sendable {
 /// - End of stream: accepted when the last value was closed (only closing tags are missing) or
 ///   the function was closed; cut inside a name, key or value (or a function with no
 ///   parameter) is `incomplete`.
-struct TaggedFunctionParser: Sendable {
+struct TaggedFunctionParser: CallGrammar {
     private enum State: Sendable {
         /// Inside the wrapper, between function blocks.
         case frame
@@ -97,7 +104,9 @@ struct TaggedFunctionParser: Sendable {
         .through([wrapped ? tags.wrapperClose : tags.functionClose])
     }
 
-    mutating func begin(marker: Int, at: Int, bodyStart: Int) {
+    var markers: [Marker] { tags.markers }
+
+    mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         frameStart = bodyStart
         pos = bodyStart
         callsInFrame = 0
