@@ -145,7 +145,7 @@ struct ArgumentReader {
             throw .usage("--prefix-file is used only with --response-template FILE or --model DIR")
         }
         if o.format == nil && o.model == nil && o.responseTemplate == nil {
-            throw .usage("decode needs --format NAME, --model DIR or --response-template FILE (there is no default format)")
+            throw .usage("decode needs --format NAME or --model DIR (or --response-template FILE; there is no default format)")
         }
         if o.validate && o.tools == nil { throw .usage("--validate needs --tools FILE") }
         if o.raw && o.output == "openai" { throw .usage("--raw cannot be used with --output openai") }
