@@ -53,10 +53,25 @@ struct TemplateGrammar: CallGrammar {
     /// A pattern hit its limit: the rest of the stream is rejected.
     private var failure: String?
 
+    /// The anchors that matter outside every explicit region: every open anchor and the
+    /// implicit region's close.
+    private let outside: [(Kind, Int)]
+    /// Inside explicit region `f`: its close (nothing when it has none).
+    private let inside: [[(Kind, Int)]]
+    private var cacheFrom: [Int]
+    private var cacheFound: [Found]
+
     init(template: ResponseTemplate, prefix: [UInt8]) {
         self.template = template
         self.prefix = prefix
         self.current = template.implicit
+        var outside: [(Kind, Int)] = []
+        for (k, field) in template.fields.enumerated() where field.open != nil { outside.append((.open, k)) }
+        if let i = template.implicit, template.fields[i].close != nil { outside.append((.close, i)) }
+        self.outside = outside
+        self.inside = template.fields.indices.map { template.fields[$0].close == nil ? [] : [(.close, $0)] }
+        self.cacheFrom = Array(repeating: -1, count: template.fields.count * 2)
+        self.cacheFound = Array(repeating: .none, count: template.fields.count * 2)
     }
 
     /// The prompt's tail after the last match of the template's start anchor (all of it when
@@ -84,12 +99,50 @@ struct TemplateGrammar: CallGrammar {
 
     // MARK: - Scanning
 
-    private enum Kind: Int { case open = 0, close = 1 }
+    enum Kind: Int, Sendable { case open = 0, close = 1 }
 
-    private enum Found {
-        case match([Range<Int>?])
+    enum Found: Sendable {
+        /// A complete match; `groups` (a pattern's, group 0 first) is nil for a literal.
+        case match(Range<Int>, groups: [Range<Int>?]?)
         case partial(Int)
         case none
+    }
+
+    /// Searches `anchor` in the step's bytes from `from`: literals directly, patterns with PCRE2
+    /// (hard partial matching unless the stream has ended).
+    private static func search(_ anchor: ResponseTemplate.Anchor, _ s: inout Scan, from: Int, partial: Bool) throws(PCRE2Error) -> Found {
+        if let lits = anchor.sortedLiterals {
+            var i = from
+            let end = s.end
+            while i < end {
+                let b = s.byte(i)
+                if anchor.firstBytes.contains(b) {
+                    for lit in lits {
+                        var k = 1
+                        var matched = lit[0] == b
+                        while matched && k < lit.count {
+                            if i + k >= end {
+                                // The bytes end inside this literal: more could complete it.
+                                if partial { return .partial(i) }
+                                matched = false
+                                break
+                            }
+                            if s.byte(i + k) != lit[k] { matched = false }
+                            k += 1
+                        }
+                        if matched { return .match(i..<(i + lit.count), groups: nil) }
+                    }
+                }
+                i += 1
+            }
+            return .none
+        }
+        let subject = s.subject()
+        switch try anchor.regex.makeMatcher().match(subject, from: from, partial: partial, notBOL: s.base > 0) {
+        case .match(let g): return .match(g[0]!, groups: g)
+        case .partial(let at): return .partial(at)
+        case .noMatch: return .none
+        }
     }
 
     /// The piece in which skipped bytes are reported.
@@ -104,34 +157,27 @@ struct TemplateGrammar: CallGrammar {
         let streamFrom = max(0, pos - p0)
         let end = isFinal ? w.end : UTF8Boundary.safeEnd(w, start: min(streamFrom, w.end), end: w.end)
         let base = pos
-        var subject: [UInt8] = []
-        if base < p0 { subject += prefix[base...] }
-        if end > streamFrom { subject += w.slice(streamFrom..<end) }
-        let subjectEnd = subject.count
-        var s = Scan(base: base, p0: p0, subject: subject, window: w)
+        let subjectEnd = max(0, p0 - base) + max(0, end - streamFrom)
+        var s = Scan(base: base, p0: p0, end: subjectEnd, prefix: prefix, window: w)
         let actionsBefore = actions.count
         var p = 0
-        // The last search of each anchor (field * 2 + kind): its start and its result, reused
-        // while the scan position has not passed what it found.
-        var cache: [Int: (from: Int, found: Found)] = [:]
+        // The last search of each anchor (field * 2 + kind): where it started and what it
+        // found, reused while the scan position has not passed that.
+        for k in cacheFrom.indices { cacheFrom[k] = -1 }
         loop: while true {
-            var best: (start: Int, end: Int, kind: Kind, field: Int, groups: [Range<Int>?])?
+            var best: (start: Int, end: Int, kind: Kind, field: Int, groups: [Range<Int>?]?)?
             var hold = subjectEnd
-            for (kind, f) in watchlist() {
+            let watch = current.map { $0 == template.implicit ? outside : inside[$0] } ?? outside
+            for (kind, f) in watch {
                 let field = template.fields[f]
                 let anchor = (kind == .open ? field.open : field.close)!
                 let key = f * 2 + kind.rawValue
                 var found: Found
-                if let c = cache[key], c.from <= p, Self.stillValid(c.found, at: p) {
-                    found = c.found
+                if cacheFrom[key] >= 0, cacheFrom[key] <= p, Self.stillValid(cacheFound[key], at: p) {
+                    found = cacheFound[key]
                 } else {
                     do {
-                        let r = try anchor.regex.makeMatcher().match(subject, from: p, partial: !isFinal, notBOL: base > 0)
-                        switch r {
-                        case .match(let g): found = .match(g)
-                        case .partial(let at): found = .partial(at)
-                        case .noMatch: found = .none
-                        }
+                        found = try Self.search(anchor, &s, from: p, partial: !isFinal)
                     } catch {
                         let which = kind == .open ? "open" : "close"
                         failure = "field '\(field.name)': the \(which) pattern gave up (\(error.description))"
@@ -139,13 +185,13 @@ struct TemplateGrammar: CallGrammar {
                         rejectRest(w, reason: failure!, isFinal: isFinal, actions: &actions)
                         return
                     }
-                    cache[key] = (p, found)
+                    cacheFrom[key] = p
+                    cacheFound[key] = found
                 }
                 switch found {
                 case .partial(let at):
                     hold = min(hold, at)
-                case .match(let g):
-                    let r = g[0]!
+                case .match(let r, let g):
                     if !isFinal && Self.canGrow(anchor, r, subjectEnd) {
                         hold = min(hold, r.lowerBound)
                         continue
@@ -168,7 +214,7 @@ struct TemplateGrammar: CallGrammar {
                 p = b.end
                 if b.kind == .open {
                     close(nil, bodyEnd: b.start, &s, context: context, &actions)
-                    open(b.field, groups: b.groups, anchorEnd: b.end, &s, &actions)
+                    open(b.field, groups: b.groups ?? [], anchorEnd: b.end, &s, &actions)
                 } else {
                     let hadContent = opened
                     close(b.start..<b.end, bodyEnd: b.start, &s, context: context, &actions)
@@ -220,7 +266,7 @@ struct TemplateGrammar: CallGrammar {
 
     private static func stillValid(_ found: Found, at p: Int) -> Bool {
         switch found {
-        case .match(let g): return g[0]!.lowerBound >= p
+        case .match(let r, _): return r.lowerBound >= p
         case .partial(let at): return at >= p
         case .none: return true
         }
@@ -234,30 +280,44 @@ struct TemplateGrammar: CallGrammar {
         return anchor.literals == nil || anchor.canExtend
     }
 
-    /// The anchors that matter now: inside an explicit region its close; otherwise every open
-    /// anchor and the implicit region's close.
-    private func watchlist() -> [(Kind, Int)] {
-        if let f = current, f != template.implicit {
-            return template.fields[f].close == nil ? [] : [(.close, f)]
-        }
-        var out: [(Kind, Int)] = []
-        for (k, field) in template.fields.enumerated() where field.open != nil { out.append((.open, k)) }
-        if let i = template.implicit, template.fields[i].close != nil { out.append((.close, i)) }
-        return out
-    }
-
     private func isHeld(_ field: ResponseTemplate.Field) -> Bool {
         field.role == .toolCalls || field.role == .other
     }
 
-    /// Scan positions in the subject of one step.
+    /// The bytes of one step: the prompt tail's unscanned part, then the stream's, from the
+    /// scan position (`base`) to `end` (positions are relative to `base`).
     private struct Scan {
         let base: Int
         let p0: Int
-        let subject: [UInt8]
+        let end: Int
+        let prefix: [UInt8]
         let window: ByteWindow
-        /// The bytes at scan positions `r` (a held body: it may begin before this step's subject).
-        func bytes(_ r: Range<Int>, prefix: [UInt8]) -> [UInt8] {
+        /// The bytes as one array, made only when a pattern is searched.
+        private var copy: [UInt8]?
+
+        init(base: Int, p0: Int, end: Int, prefix: [UInt8], window: ByteWindow) {
+            self.base = base
+            self.p0 = p0
+            self.end = end
+            self.prefix = prefix
+            self.window = window
+        }
+
+        @inline(__always)
+        func byte(_ i: Int) -> UInt8 {
+            let v = base &+ i
+            return v < p0 ? prefix[v] : window[v &- p0]
+        }
+
+        mutating func subject() -> [UInt8] {
+            if let copy { return copy }
+            let made = bytes(base..<(base + end))
+            copy = made
+            return made
+        }
+
+        /// The bytes at scan positions `r` (absolute: a held body may begin before this step).
+        func bytes(_ r: Range<Int>) -> [UInt8] {
             var out: [UInt8] = []
             if r.lowerBound < p0 { out += prefix[r.lowerBound..<min(p0, r.upperBound)] }
             let from = max(r.lowerBound, p0) - p0
@@ -265,7 +325,8 @@ struct TemplateGrammar: CallGrammar {
             if to > from { out += window.slice(from..<to) }
             return out
         }
-        /// The stream offset of subject position `i` (prefix bytes map to 0).
+
+        /// The stream offset of position `i` (prefix bytes map to 0).
         func stream(_ i: Int) -> Int { max(0, base + i - p0) }
     }
 
@@ -324,7 +385,7 @@ struct TemplateGrammar: CallGrammar {
         captures = []
         for (name, number) in field.open!.groups {
             if number < groups.count, let r = groups[number] {
-                captures.append((name, .string(String(decoding: s.subject[r], as: UTF8.self))))
+                captures.append((name, .string(String(decoding: s.bytes((s.base + r.lowerBound)..<(s.base + r.upperBound)), as: UTF8.self))))
             }
         }
         if isHeld(field) {
@@ -365,7 +426,7 @@ struct TemplateGrammar: CallGrammar {
             return
         }
         // The body: prefix bytes (when the region opened in the prompt), then stream bytes.
-        let body = s.bytes(bodyStart..<(s.base + bodyEnd), prefix: prefix)
+        let body = s.bytes(bodyStart..<(s.base + bodyEnd))
         let value: JSONValue
         do {
             value = try process(field, body)
