@@ -27,8 +27,8 @@ public struct ResponseTemplateError: Error, CustomStringConvertible, Sendable, E
 /// Construct one with ``init(json:)`` or ``load(_:)``: every rule is checked there, so a
 /// template that loads can be run over any input.
 public struct ResponseTemplate: Sendable {
-    /// An anchor that opens or closes a region.
-    struct Anchor: Sendable {
+    /// An anchor that opens or closes a region (a reference: the scan reads it per step).
+    final class Anchor: Sendable {
         let regex: PCRE2Regex
         /// The literals, for a literal anchor (nil for a pattern).
         let literals: [[UInt8]]?
@@ -87,7 +87,8 @@ public struct ResponseTemplate: Sendable {
         case other
     }
 
-    struct Field: Sendable {
+    /// A field (a reference: the scan reads it per step).
+    final class Field: Sendable {
         let name: String
         let open: Anchor?
         let close: Anchor?
@@ -101,6 +102,23 @@ public struct ResponseTemplate: Sendable {
         /// The capture that names a call at its open anchor (`"name": "{name}"` in the
         /// transform), so the call can start before its body arrives.
         let nameCapture: String?
+
+        init(
+            name: String, open: Anchor?, close: Anchor?, content: TemplateContentParser, repeats: Bool, join: String?,
+            optional: Bool, transform: JSONValue?, transformEach: Bool, role: Role, nameCapture: String?
+        ) {
+            self.name = name
+            self.open = open
+            self.close = close
+            self.content = content
+            self.repeats = repeats
+            self.join = join
+            self.optional = optional
+            self.transform = transform
+            self.transformEach = transformEach
+            self.role = role
+            self.nameCapture = nameCapture
+        }
     }
 
     /// The message keys every result starts with (usually `role`).

@@ -114,7 +114,16 @@ struct TemplateGrammar: CallGrammar {
         if let lits = anchor.sortedLiterals {
             var i = from
             let end = s.end
+            // The stream's bytes are stepped over in the window's storage until one can begin
+            // a literal (the prompt tail's, if any, go through `byte`).
+            let storage = s.window.storage
+            let shift = s.base &- s.p0 &- s.window.base
+            let streamFrom = max(0, s.p0 &- s.base)
             while i < end {
+                if i >= streamFrom {
+                    while i < end && !anchor.firstBytes.contains(storage[i &+ shift]) { i &+= 1 }
+                    if i == end { break }
+                }
                 let b = s.byte(i)
                 if anchor.firstBytes.contains(b) {
                     for lit in lits {
