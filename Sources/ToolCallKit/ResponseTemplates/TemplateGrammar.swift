@@ -58,6 +58,10 @@ struct TemplateGrammar: CallGrammar {
     private let outside: [(Kind, Int)]
     /// Inside explicit region `f`: its close (nothing when it has none).
     private let inside: [[(Kind, Int)]]
+    /// The bytes the watched literals begin with, outside and inside each region (nil when a
+    /// watched anchor is a pattern).
+    private let outsideFirst: ResponseTemplate.ByteSet?
+    private let insideFirst: [ResponseTemplate.ByteSet?]
     private var cacheFrom: [Int]
     private var cacheFound: [Found]
 
@@ -70,6 +74,16 @@ struct TemplateGrammar: CallGrammar {
         if let i = template.implicit, template.fields[i].close != nil { outside.append((.close, i)) }
         self.outside = outside
         self.inside = template.fields.indices.map { template.fields[$0].close == nil ? [] : [(.close, $0)] }
+        func firstBytes(_ watch: [(Kind, Int)]) -> ResponseTemplate.ByteSet? {
+            var bytes: [UInt8] = []
+            for (kind, f) in watch {
+                guard let lits = (kind == .open ? template.fields[f].open : template.fields[f].close)?.literals else { return nil }
+                bytes += lits.compactMap(\.first)
+            }
+            return ResponseTemplate.ByteSet(bytes)
+        }
+        self.outsideFirst = firstBytes(outside)
+        self.insideFirst = self.inside.map(firstBytes)
         self.cacheFrom = Array(repeating: -1, count: template.fields.count * 2)
         self.cacheFound = Array(repeating: .none, count: template.fields.count * 2)
     }
@@ -165,6 +179,14 @@ struct TemplateGrammar: CallGrammar {
         }
         let streamFrom = max(0, pos - p0)
         let end = isFinal ? w.end : UTF8Boundary.safeEnd(w, start: min(streamFrom, w.end), end: w.end)
+        if !isFinal, pos >= p0, streamFrom == accounted, end > streamFrom, plainRun(w, from: streamFrom, to: end) {
+            // Nothing is held and no new byte can begin a watched literal: the bytes go to the
+            // current region as they are (what the full step below would decide, cheaper).
+            var s = Scan(base: pos, p0: p0, end: end - streamFrom, prefix: prefix, window: w)
+            accumulate(0..<(end - streamFrom), &s, &actions)
+            pos = p0 + end
+            return
+        }
         let base = pos
         let subjectEnd = max(0, p0 - base) + max(0, end - streamFrom)
         var s = Scan(base: base, p0: p0, end: subjectEnd, prefix: prefix, window: w)
@@ -271,6 +293,29 @@ struct TemplateGrammar: CallGrammar {
             accumulate(p..<subjectEnd, &s, &actions)
             pos = base + subjectEnd
         }
+    }
+
+    /// Whether `w[from..<to]` can go to the current region without a search: it is a text,
+    /// reasoning or outside region whose watched anchors are all literals, and no byte of the
+    /// run begins one of them.
+    private func plainRun(_ w: ByteWindow, from: Int, to: Int) -> Bool {
+        let first: ResponseTemplate.ByteSet?
+        if let f = current, f != template.implicit {
+            if isHeld(template.fields[f]) { return false }
+            first = insideFirst[f]
+        } else {
+            if let f = current, isHeld(template.fields[f]) { return false }
+            first = outsideFirst
+        }
+        guard let first else { return false }
+        let storage = w.storage
+        let shift = w.base
+        var i = from
+        while i < to {
+            if first.contains(storage[i &- shift]) { return false }
+            i &+= 1
+        }
+        return true
     }
 
     private static func stillValid(_ found: Found, at p: Int) -> Bool {

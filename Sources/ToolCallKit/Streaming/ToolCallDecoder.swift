@@ -617,9 +617,7 @@ public struct ToolCallDecoder: Sendable {
         for item in streamActions {
             switch item {
             case .action(let action):
-                actions.removeAll(keepingCapacity: true)
-                actions.append(action)
-                apply()
+                apply(action)
             case .reasoning(let end):
                 guard end > cut else { continue }
                 events.append(.reasoning(EventText(window.slice(cut..<end)), raw: options.rawSpans ? window.bytes(cut..<end) : nil))
@@ -630,44 +628,46 @@ public struct ToolCallDecoder: Sendable {
     }
 
     private mutating func apply() {
-        for action in actions {
-            switch action {
-            case .start(let name, let proposedID):
-                if let tools, !tools.declares(name) {
-                    current = .undeclared(name: name)
-                } else if options.wholeCalls {
-                    // Announced only once accepted; the index is taken then, so the indexes a
-                    // client sees have no gaps.
-                    current = .started(index: -1, id: ids.id(style: format.definition.ids, proposed: proposedID), name: name)
-                    heldArguments.removeAll(keepingCapacity: false)
-                } else {
-                    let id = ids.id(style: format.definition.ids, proposed: proposedID)
-                    current = .started(index: nextIndex, id: id, name: name)
-                    events.append(.toolCallStart(index: nextIndex, id: id, name: name))
-                    nextIndex += 1
-                }
-            case .delta(let fragment):
-                if case .started(let index, _, _) = current, !fragment.isEmpty {
-                    if options.wholeCalls {
-                        // From the fragment's own bytes: `utf8` would make an array per delta.
-                        unsafe fragment.withUnsafeBytes { unsafe heldArguments.append(contentsOf: $0) }
-                    } else {
-                        events.append(.toolCallDelta(index: index, arguments: fragment))
-                    }
-                }
-            case .accept(let arguments, let end):
-                accept(arguments, end: end)
-            case .reject(let reason, let detail, let end):
-                // A rejection accounts for bytes: with no call open and nothing since the last
-                // event (a call list cut off right where the next start marker begins), there
-                // is nothing to reject.
-                if case .none = current, end <= cut { continue }
-                reject(reason, detail: detail, end: end)
-            case .markup(let end):
-                emitMarkup(upTo: end)
-            case .text(let end):
-                emitText(upTo: end)
+        for action in actions { apply(action) }
+    }
+
+    private mutating func apply(_ action: GrammarAction) {
+        switch action {
+        case .start(let name, let proposedID):
+            if let tools, !tools.declares(name) {
+                current = .undeclared(name: name)
+            } else if options.wholeCalls {
+                // Announced only once accepted; the index is taken then, so the indexes a
+                // client sees have no gaps.
+                current = .started(index: -1, id: ids.id(style: format.definition.ids, proposed: proposedID), name: name)
+                heldArguments.removeAll(keepingCapacity: false)
+            } else {
+                let id = ids.id(style: format.definition.ids, proposed: proposedID)
+                current = .started(index: nextIndex, id: id, name: name)
+                events.append(.toolCallStart(index: nextIndex, id: id, name: name))
+                nextIndex += 1
             }
+        case .delta(let fragment):
+            if case .started(let index, _, _) = current, !fragment.isEmpty {
+                if options.wholeCalls {
+                    // From the fragment's own bytes: `utf8` would make an array per delta.
+                    unsafe fragment.withUnsafeBytes { unsafe heldArguments.append(contentsOf: $0) }
+                } else {
+                    events.append(.toolCallDelta(index: index, arguments: fragment))
+                }
+            }
+        case .accept(let arguments, let end):
+            accept(arguments, end: end)
+        case .reject(let reason, let detail, let end):
+            // A rejection accounts for bytes: with no call open and nothing since the last
+            // event (a call list cut off right where the next start marker begins), there
+            // is nothing to reject.
+            if case .none = current, end <= cut { return }
+            reject(reason, detail: detail, end: end)
+        case .markup(let end):
+            emitMarkup(upTo: end)
+        case .text(let end):
+            emitText(upTo: end)
         }
     }
 
