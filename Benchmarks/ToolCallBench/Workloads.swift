@@ -121,9 +121,12 @@ enum Workloads {
         return String(decoding: bytes.dropFirst().dropLast(), as: UTF8.self)
     }
 
-    /// The wire text of one call with string arguments, as the format's model writes it (the
-    /// format's own renderer). With `literal`, each value is JSON text (a list), not a string.
-    static func render(_ format: ToolCallFormat, name: String, args: [(String, String)], literal: Bool = false) -> String {
+    /// `text` followed by one call with string arguments, as the format's model writes a call
+    /// after text (the format's own renderer), and the text a decoder gives back: `text` and the
+    /// white space the renderer puts between it and the call. With `literal`, each value is
+    /// JSON text (a list), not a string.
+    static func render(_ format: ToolCallFormat, after text: String, name: String, args: [(String, String)],
+                       literal: Bool = false) -> (input: [UInt8], text: [UInt8]) {
         var members: [(key: String, value: JSONValue)] = []
         for (key, value) in args {
             guard literal else {
@@ -132,11 +135,15 @@ enum Workloads {
             }
             do { members.append((key, try JSONValue.parse(value))) } catch { fatalError("bad literal for \(key): \(error)") }
         }
+        let bytes: [UInt8]
         do {
-            return String(decoding: try format.render([RenderedCall(name: name, arguments: .object(members))]), as: UTF8.self)
+            bytes = try format.render([RenderedCall(name: name, arguments: .object(members))], text: text.isEmpty ? nil : text)
         } catch {
             fatalError("\(format.rawValue) cannot render the benchmark's call: \(error)")
         }
+        var k = text.utf8.count
+        while k < bytes.count, bytes[k] == 0x20 || bytes[k] == 0x0A { k += 1 }
+        return (bytes, Array(bytes[..<k]))
     }
 
     static func make(_ name: String, format: ToolCallFormat, size: Int) -> Workload {
@@ -153,20 +160,20 @@ enum Workloads {
             let cities = ["Paris", "東京", "Zürich", "São Paulo", "Oslo"]
             while input.count < size {
                 let p = prose(bytes: 2000, rng: &rng) + Array("\n".utf8)
-                input += p
-                text += p
                 let call = "get_weather_\(calls.count % 7)"
                 calls.append(call)
-                input += Array(render(format, name: call, args: [("city", rng.pick(cities)), ("unit", "celsius")]).utf8)
+                let r = render(format, after: String(decoding: p, as: UTF8.self), name: call, args: [("city", rng.pick(cities)), ("unit", "celsius")])
+                input += r.input
+                text += r.text
                 input.append(0x0A)
                 text.append(0x0A)
             }
             return Workload(name: name, format: format, input: input, expectedText: text, expectedCalls: calls)
         case "escaped-argument":
             let body = escapedContent(bytes: size, rng: &rng)
+            let r = render(format, after: "Writing the file.\n", name: "write_file", args: [("content", body)])
             var w = Workload(
-                name: name, format: format, input: Array(("Writing the file.\n" + render(format, name: "write_file", args: [("content", body)])).utf8),
-                expectedText: Array("Writing the file.\n".utf8), expectedCalls: ["write_file"], expectedArgument: body)
+                name: name, format: format, input: r.input, expectedText: r.text, expectedCalls: ["write_file"], expectedArgument: body)
             w.encodeEvents = true
             return w
         case "many-parameters":
@@ -177,8 +184,8 @@ enum Workloads {
                 args.append(("p\(args.count)", "v\(rng.next() % 1000)"))
                 bytes += 30
             }
-            let input = Array(("Setting them.\n" + render(format, name: "configure", args: args)).utf8)
-            var w = Workload(name: name, format: format, input: input, expectedText: Array("Setting them.\n".utf8), expectedCalls: ["configure"])
+            let r = render(format, after: "Setting them.\n", name: "configure", args: args)
+            var w = Workload(name: name, format: format, input: r.input, expectedText: r.text, expectedCalls: ["configure"])
             w.expectedParameters = args.count
             return w
         case "near-miss":
@@ -199,10 +206,11 @@ enum Workloads {
             var calls = 0
             while input.count < size {
                 let p = prose(bytes: 2000, rng: &rng) + Array("\n".utf8)
-                input += p
-                text += p
                 calls += 1
-                input += Array(render(format, name: "check", args: [("a", "abc"), ("b", "nope"), ("c", String(repeating: "a", count: 28) + "b")]).utf8)
+                let r = render(format, after: String(decoding: p, as: UTF8.self), name: "check",
+                               args: [("a", "abc"), ("b", "nope"), ("c", String(repeating: "a", count: 28) + "b")])
+                input += r.input
+                text += r.text
                 input.append(0x0A)
                 text.append(0x0A)
             }
@@ -218,13 +226,13 @@ enum Workloads {
                 list += "\(rng.next() % 100), "
             }
             list += "0]"
-            let input = Array(("Saving.\n" + render(format, name: "save", args: [("values", list)], literal: true)).utf8)
-            return Workload(name: name, format: format, input: input, expectedText: Array("Saving.\n".utf8), expectedCalls: ["save"])
+            let r = render(format, after: "Saving.\n", name: "save", args: [("values", list)], literal: true)
+            return Workload(name: name, format: format, input: r.input, expectedText: r.text, expectedCalls: ["save"])
         default:
             let body = content(bytes: size, rng: &rng)
-            let input = Array(("Writing the file.\n" + render(format, name: "write_file", args: [("content", body)])).utf8)
+            let r = render(format, after: "Writing the file.\n", name: "write_file", args: [("content", body)])
             return Workload(
-                name: name, format: format, input: input, expectedText: Array("Writing the file.\n".utf8),
+                name: name, format: format, input: r.input, expectedText: r.text,
                 expectedCalls: ["write_file"], expectedArgument: body)
         }
     }

@@ -44,8 +44,8 @@ struct TaggedFunctionTags: Sendable {
     /// Start markers: the wrapper and a bare function block; the wrapper's close is stray.
     var markers: [Marker] {
         [
-            Marker(String(decoding: wrapperOpen, as: UTF8.self)),
-            Marker(String(decoding: functionOpen, as: UTF8.self)),
+            Marker(String(decoding: wrapperOpen, as: UTF8.self), role: .section),
+            Marker(String(decoding: functionOpen, as: UTF8.self), role: .call),
             Marker(String(decoding: wrapperClose, as: UTF8.self), kind: .stray),
         ]
     }
@@ -98,19 +98,22 @@ struct TaggedFunctionParser: CallGrammar {
     private var emitter = TextArgumentEmitter()
     private var jsonReader = CallObjectReader(at: 0, streaming: true, maxDepth: 0)
 
-    init(tags: TaggedFunctionTags) { self.tags = tags }
+    init(tags: TaggedFunctionTags) {
+        self.tags = tags
+        self.markers = tags.markers
+    }
 
     var skipRule: SkipRule {
         .through([wrapped ? tags.wrapperClose : tags.functionClose])
     }
 
-    var markers: [Marker] { tags.markers }
+    let markers: [Marker]
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         frameStart = bodyStart
         pos = bodyStart
         callsInFrame = 0
-        wrapped = marker == 0
+        wrapped = markers[marker].role == .section
         state = wrapped ? .frame : .name
     }
 

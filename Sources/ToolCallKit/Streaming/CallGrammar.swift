@@ -24,14 +24,32 @@ struct Marker: Sendable {
         case reasoningOpen(pair: Int)
     }
 
+    /// What a start marker opens, for the grammar (a grammar asks a marker's role, never its
+    /// position in ``CallGrammar/markers``).
+    enum Role: Sendable, Equatable {
+        /// A section or wrapper that holds calls (`<tool_call>`, `<|tool_calls_section_begin|>`).
+        case section
+        /// One call, or a block that is one call without the wrapper (`<function=`).
+        case call
+        /// A bare JSON call object in the text (`{`).
+        case bareObject
+        /// A bare list of calls in the text (`[`).
+        case bareList
+        /// Not a start marker (stray and reasoning markers).
+        case none
+    }
+
     var bytes: [UInt8]
     var kind: Kind = .start
     var condition: Condition = .always
+    var role: Role
 
-    init(_ text: String, kind: Kind = .start, condition: Condition = .always) {
+    /// A marker; a start marker's role defaults to `.section`, any other's is `.none`.
+    init(_ text: String, kind: Kind = .start, role: Role? = nil, condition: Condition = .always) {
         self.bytes = Array(text.utf8)
         self.kind = kind
         self.condition = condition
+        if case .start = kind { self.role = role ?? .section } else { self.role = .none }
     }
 }
 
@@ -164,6 +182,7 @@ protocol CallGrammar: Sendable {
     /// How to skip the rest of a call past the size cap.
     var skipRule: SkipRule { get }
     /// A frame begins: `markers[marker]` matched at `at`, and its body starts at `bodyStart`.
+    /// (A grammar tells its start markers apart by ``Marker/role``.)
     /// `atStart` tells whether no visible text came before it (the start of the output).
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext)
     /// Consumes the bytes received since the last call.

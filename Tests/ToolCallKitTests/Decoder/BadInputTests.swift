@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ToolCallKit
+import ToolCallKitTestSupport
 
 /// One call in each format's wire syntax, for the tables below.
 enum WireCall {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ToolCallKit
+import ToolCallKitTestSupport
 
 /// Random calls (seeded, so a failure reproduces) through the round trip of every format.
 ///
