@@ -13,7 +13,8 @@ struct ToolCallBench {
         Workloads: prose, agentic, long-argument, escaped-argument (events encoded as JSON
         lines too), many-parameters, near-miss (the format's markers, each one byte off),
         small-values (a list of small integers), validation (calls checked against hostile
-        schemas: anyOf over a shared $ref, a long enum, a catastrophic pattern).
+        schemas: anyOf over a shared $ref, a long enum, a catastrophic pattern), template
+        (reasoning, prose and calls through a response template; --format does not apply).
         Each (workload, format, chunk) input is generated once (fixed seed), decoded --repeat
         times from a fresh decoder, and checked; a wrong result exits 1.
         Instructions per byte: run under `valgrind --tool=callgrind` at --repeat 3 and
@@ -86,7 +87,7 @@ struct ToolCallBench {
                 + lpad("ns/chunk", 11) + lpad("calls", 7) + lpad("events", 9))
         }
         for w in s.workloads {
-            for f in s.formats {
+            for f in w == "template" ? [Workloads.templateFormat] : s.formats {
                 let workload = Workloads.make(w, format: f, size: s.size)
                 for chunk in s.chunks {
                     let r = run(workload, chunk: chunk, repeats: s.repeats)

@@ -37,7 +37,7 @@ struct Workload {
 }
 
 enum Workloads {
-    static let names = ["prose", "agentic", "long-argument", "escaped-argument", "many-parameters", "near-miss", "small-values", "validation"]
+    static let names = ["prose", "agentic", "long-argument", "escaped-argument", "many-parameters", "near-miss", "small-values", "validation", "template"]
 
     /// The validation workload's tool: the schema shapes that once cost a product or an
     /// exponential of the call and the schema (an anyOf over a shared $ref 16 deep, a 250-value
@@ -149,6 +149,7 @@ enum Workloads {
     static func make(_ name: String, format: ToolCallFormat, size: Int) -> Workload {
         var rng = SeededGenerator(state: 0x5EED_0000 &+ UInt64(size))
         switch name {
+        case "template": return template(size: size, rng: &rng)
         case "prose":
             let p = prose(bytes: size, rng: &rng)
             return Workload(name: name, format: format, input: p, expectedText: p, expectedCalls: [])

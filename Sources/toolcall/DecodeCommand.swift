@@ -33,10 +33,31 @@ struct DecodeCommand {
         return (format, note)
     }
 
+    /// The template of `--response-template FILE` (a template object or a
+    /// `tokenizer_config.json` that has one), checked before any input is read.
+    func loadTemplate(_ path: String) throws(ExitError) -> ResponseTemplate {
+        let bytes = try StandardStreams.readFile(path, what: "--response-template", limit: StandardStreams.toolsFileLimit)
+        do {
+            return try ResponseTemplate.load(bytes)
+        } catch {
+            throw .file("--response-template \(path): \(error.message)")
+        }
+    }
+
     func run() throws(ExitError) {
-        let (format, note) = try resolveFormat()
+        let format: ToolCallFormat
+        var note: String?
+        if let path = options.responseTemplate {
+            format = ToolCallFormat(responseTemplate: try loadTemplate(path))
+        } else {
+            (format, note) = try resolveFormat()
+        }
         guard format.isImplemented else {
             throw .usage("format '\(format.rawValue)' is planned but not implemented in this build")
+        }
+        var prompt: [UInt8] = []
+        if let path = options.prefixFile {
+            prompt = try StandardStreams.readFile(path, what: "--prefix-file", limit: StandardStreams.toolsFileLimit)
         }
 
         var tools: ToolSet?
@@ -58,6 +79,7 @@ struct DecodeCommand {
             reasoning: options.reasoning, reasoningOpen: options.reasoningOpen, validate: options.validate)
         if let cap = options.maxCallBytes { decoderOptions.maxCallBytes = cap }
         decoderOptions.wholeCalls = options.wholeCalls
+        decoderOptions.prompt = prompt
         var decoder = ToolCallDecoder(format: format, tools: tools, options: decoderOptions)
         var writer = EventWriter(options: options)
         let tokenizer = options.input == "tokens" ? try loadTokenizer() : nil

@@ -30,6 +30,12 @@ enum Help {
           --format NAME           The wire format of the model's output.
           --model DIR             Infer the format (and, for --input tokens, the tokenizer)
                                   from a Hugging Face model folder.
+          --response-template FILE
+                                  Parse with a Hugging Face response template: FILE holds
+                                  the template, or a tokenizer_config.json that has one.
+                                  Reasoning is always separated.
+          --prefix-file FILE      The end of the prompt, for a template's start anchor (a
+                                  prefilled <think> starts the stream in reasoning).
           --tools FILE            An OpenAI-style tools array: only these names are accepted,
                                   and text-valued arguments are typed by their schemas.
           --validate              Check arguments against the tools' schemas (needs --tools).
@@ -59,7 +65,8 @@ enum Help {
     static let main = """
         OVERVIEW: Turn a language model's raw output into typed tool calls while it streams.
 
-        USAGE: toolcall decode (--format NAME | --model DIR) [options] < model-output
+        USAGE: toolcall decode (--format NAME | --model DIR | --response-template FILE)
+                               [options] < model-output
                toolcall render --format NAME [--text TEXT] < calls
                toolcall infer DIR
                toolcall formats
@@ -79,7 +86,8 @@ enum Help {
     static let decode = """
         OVERVIEW: Decode standard input as it arrives; one JSON event (or OpenAI chunk) per line.
 
-        USAGE: toolcall decode (--format NAME | --model DIR) [--tools FILE [--validate]]
+        USAGE: toolcall decode (--format NAME | --model DIR | --response-template FILE)
+                               [--prefix-file FILE] [--tools FILE [--validate]]
                                [--whole-calls] [--input text|tokens] [--tokenizer FILE]
                                [--skip-special] [--output events|openai] [--raw]
                                [--reasoning] [--reasoning-open] [--max-call-bytes N|unlimited]

@@ -69,6 +69,8 @@ struct GrammarContext: Sendable {
     var format: ToolCallFormat
     var tools: ToolSet?
     var maxDepth: Int
+    /// The end of the prompt (``ToolCallDecoder/Options/prompt``).
+    var prompt: [UInt8] = []
 }
 
 /// What a grammar reports, in source order. Offsets are absolute stream offsets.
@@ -98,6 +100,14 @@ enum GrammarAction: Sendable {
     /// The model's reasoning (a reasoning body the format frames): a `reasoning` event with
     /// reasoning separation on, plain text with it off. The bytes are the reasoning text; the
     /// markup around it is reported apart.
+    case reasoning(end: Int)
+}
+
+/// What a grammar that owns the stream (``CallGrammar/ownsStream``) reports: the actions of
+/// any grammar, and reasoning text, which such a grammar finds itself.
+enum StreamAction: Sendable {
+    case action(GrammarAction)
+    /// Reasoning text up to `end` (its text is its raw bytes; anchors are `markup`).
     case reasoning(end: Int)
 }
 
@@ -173,6 +183,15 @@ struct PassThrough: Sendable {
 protocol CallGrammar: Sendable {
     /// The literals that start (or stray into) markup for this format.
     var markers: [Marker] { get }
+    /// Whether the grammar parses the whole stream as one frame that begins at its first byte
+    /// (a response template: regions, not start markers, structure the output). Such a grammar
+    /// reports text and reasoning itself, never finishes its frame, and the decoder adds no
+    /// reasoning markers of its own. The decoder calls ``scanStream(_:context:isFinal:actions:)``
+    /// after every chunk and at the end, instead of the frame methods.
+    var ownsStream: Bool { get }
+    /// For a grammar that owns the stream: consumes the bytes received since the last call
+    /// (all of them when `isFinal`, which accounts for every remaining byte).
+    mutating func scanStream(_ w: ByteWindow, context: GrammarContext, isFinal: Bool, actions: inout [StreamAction])
     /// How to skip the rest of a call past the size cap.
     var skipRule: SkipRule { get }
     /// A frame begins: `markers[marker]` matched at `at`, and its body starts at `bodyStart`.
@@ -193,6 +212,10 @@ protocol CallGrammar: Sendable {
 }
 
 extension CallGrammar {
+    var ownsStream: Bool { false }
+    mutating func scanStream(_ w: ByteWindow, context: GrammarContext, isFinal: Bool, actions: inout [StreamAction]) {
+        preconditionFailure("scanStream on a grammar that does not own the stream")
+    }
     func passThrough(at end: Int) -> PassThrough? { nil }
     mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
         preconditionFailure("takePassThrough without passThrough")
