@@ -8,7 +8,7 @@ BIN := .build/release/toolcall
 # conformance/run.py and tokens/tokens.py.
 SCORERS ?=
 
-.PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz fuzz-large fuzz-build clean \
+.PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz fuzz-large fuzz-build fuzz-dict clean \
 	lib python test-embed test-python test-adapters adapters-deps bench-embedding
 
 all: build
@@ -168,11 +168,17 @@ fuzz-build: deps
 	  --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address --product ToolCallFuzz 2>&1 \
 	  | { grep -v -e "Cannot export local symbol '__asan" -e "^$$" || true; }
 
-fuzz: fuzz-build
-	@rm -rf fuzz-corpus/seeds && sh Fuzz/make-corpus.sh Fixtures/formats fuzz-corpus/seeds
+# The dictionary: every format's markers and words, as the formats declare them
+# (`toolcall formats --fuzz-dictionary`), then the value words of Fuzz/values.dict.
+FUZZ_DICT := fuzz-corpus/toolcall.dict
+fuzz-dict: release
+	@mkdir -p fuzz-corpus && { .build/release/toolcall formats --fuzz-dictionary; cat Fuzz/values.dict; } > $(FUZZ_DICT)
+
+fuzz: fuzz-build fuzz-dict
+	@rm -rf fuzz-corpus/seeds && sh Fuzz/make-corpus.sh Fixtures/formats fuzz-corpus/seeds .build/release/toolcall
 	@mkdir -p fuzz-corpus/found fuzz-corpus/artifacts
 	SWIFT_BACKTRACE=enable=no $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
-	  -max_len=8192 -timeout=20 -dict=Fuzz/toolcall.dict -print_final_stats=1 \
+	  -max_len=8192 -timeout=20 -dict=$(FUZZ_DICT) -print_final_stats=1 \
 	  -artifact_prefix=fuzz-corpus/artifacts/ $(FUZZ_FLAGS) fuzz-corpus/found fuzz-corpus/seeds
 
 # The same fuzzer from large seeds (Fuzz/large-seeds.py: escape-heavy arguments, thousands of
@@ -180,11 +186,11 @@ fuzz: fuzz-build
 # with a large -max_len, so it reaches the shapes that were once super-linear or unbounded.
 # New inputs accumulate in fuzz-corpus/found-large.
 FUZZ_LARGE_MAX_LEN ?= 262144
-fuzz-large: fuzz-build
-	@rm -rf fuzz-corpus/large-seeds && python3 Fuzz/large-seeds.py fuzz-corpus/large-seeds
+fuzz-large: fuzz-build fuzz-dict
+	@rm -rf fuzz-corpus/large-seeds && python3 Fuzz/large-seeds.py fuzz-corpus/large-seeds .build/release/toolcall
 	@mkdir -p fuzz-corpus/found-large fuzz-corpus/artifacts
 	SWIFT_BACKTRACE=enable=no $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 \
-	  -max_len=$(FUZZ_LARGE_MAX_LEN) -timeout=60 -dict=Fuzz/toolcall.dict -print_final_stats=1 \
+	  -max_len=$(FUZZ_LARGE_MAX_LEN) -timeout=60 -dict=$(FUZZ_DICT) -print_final_stats=1 \
 	  -artifact_prefix=fuzz-corpus/artifacts/ $(FUZZ_FLAGS) fuzz-corpus/found-large fuzz-corpus/large-seeds
 
 clean:

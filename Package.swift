@@ -30,6 +30,13 @@ let package = Package(
             dependencies: ["CPCRE2"],
             swiftSettings: strict
         ),
+        // The chunking verifier and the round-trip check, shared by the tests, the fuzz target
+        // and the benchmark.
+        .target(
+            name: "ToolCallKitTestSupport",
+            dependencies: ["ToolCallKit"],
+            swiftSettings: strict
+        ),
         .target(
             name: "ToolCallKitC",
             dependencies: ["ToolCallKit"],
@@ -65,12 +72,12 @@ let package = Package(
         // `--product ToolCallFuzz` and `--sanitize fuzzer` (see `make fuzz-build`).
         .executableTarget(
             name: "ToolCallFuzz",
-            dependencies: ["ToolCallKit"],
+            dependencies: ["ToolCallKit", "ToolCallKitTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ToolCallKitTests",
-            dependencies: ["ToolCallKit", "ToolCallKitC"],
+            dependencies: ["ToolCallKit", "ToolCallKitC", "ToolCallKitTestSupport"],
             swiftSettings: strict + [.define("TOOLCALLKIT_INTERNAL_CHECKS")]
         ),
     ]

@@ -18,7 +18,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLCHAIN = "6.3"
 THRESHOLDS = os.path.join(HERE, "Thresholds", TOOLCHAIN, "counts.json")
 SIZE = 100_000
-FORMATS = ["json", "lfm2", "xml_function", "glm4", "gemma", "gemma4", "kimi_k2", "minimax_m2", "mistral", "llama3"]
+
+
+def formats(bench):
+    """Every built-in format, as `toolcall formats` lists them (the CLI beside the benchmark)."""
+    toolcall = os.path.join(os.path.dirname(bench), "toolcall")
+    out = subprocess.run([toolcall, "formats"], capture_output=True, text=True, check=True).stdout
+    return [line.split("\t")[0] for line in out.splitlines()]
+
+
 # (workload, chunk) pairs measured for every format.
 CASES = [("prose", 65536), ("prose", 4), ("agentic", 4096), ("long-argument", 4)]
 # Shapes that were super-linear once, measured on a representative of each family (a JSON
@@ -70,7 +78,7 @@ def dhat(cmd, peak=False):
 
 def measure(bench, only):
     out = {}
-    for w, f, c in [(w, f, c) for f in FORMATS for (w, c) in CASES] + EXTRA:
+    for w, f, c in [(w, f, c) for f in formats(bench) for (w, c) in CASES] + EXTRA:
         key = f"{w}/{f}/{c}"
         if only and only not in key:
             continue

@@ -1,13 +1,13 @@
 #!/bin/sh
 # Builds the fuzz seed corpus from the format fixtures: each fixture prefixed with the fuzz
 # header (Sources/ToolCallFuzz/FuzzTarget.swift): the format's index, option flags and a split
-# point. Usage: Fuzz/make-corpus.sh FIXTURES_DIR OUT_DIR
+# point. Usage: Fuzz/make-corpus.sh FIXTURES_DIR OUT_DIR TOOLCALL_BINARY
 set -eu
 fixtures=$1
 out=$2
 mkdir -p "$out"
-# The order of ToolCallFormat.allCases.
-formats="json lfm2 xml_function glm4 gemma gemma4 kimi_k2 minimax_m2 mistral llama3"
+# The order of ToolCallFormat.allCases, as `toolcall formats` lists them.
+formats=$("$3" formats | cut -f1)
 octal() { printf "\\$(printf %03o "$1")"; }
 i=0
 for f in $formats; do
@@ -21,9 +21,9 @@ for f in $formats; do
       { octal $i; octal $flags; octal $((half / 256 % 256)); octal $((half % 256)); cat "$txt"; } \
         > "$out/$f-$name-$flags"
     done
-    # The rendering mode (a first byte of 0xC0 or more; 200 + i is format i): the fixture's
+    # The rendering mode (a first byte of 0xC0 or more; 0xC0 + i is format i): the fixture's
     # bytes become the calls' names, keys, values and text.
-    { octal $((200 + i)); cat "$txt"; } > "$out/$f-$name-render"
+    { octal $((192 + i)); cat "$txt"; } > "$out/$f-$name-render"
   done
   i=$((i + 1))
 done

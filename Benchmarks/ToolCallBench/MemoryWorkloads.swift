@@ -51,7 +51,7 @@ extension Workloads {
         case "near-cap":
             // Small integers up to just under the cap: the rendered call is measured once with
             // an empty list, then the list fills what is left but 16 bytes.
-            let frame = render(format, name: "save", args: [("values", "[]")], literal: true).utf8.count
+            let frame = render(format, after: "", name: "save", args: [("values", "[]")], literal: true).input.count
             var list = "["
             list.reserveCapacity(size)
             let room = size - frame - 16
@@ -70,14 +70,19 @@ extension Workloads {
     /// The call, its list spliced into the rendered frame as bytes: the input is the only
     /// copy of the list made, so generating it does not set the peak heap measured.
     private static func listCall(_ name: String, format: ToolCallFormat, intro: String, list: String) -> Workload {
-        let frame = Array((intro + render(format, name: "save", args: [("values", "\u{1}")], literal: true)).utf8)
-        let at = frame.firstIndex(of: 1)!
+        // A number the renderer writes bare stands where the list goes.
+        let slot = Array("7340033".utf8)
+        let r = render(format, after: intro, name: "save", args: [("values", "7340033")], literal: true)
+        let frame = r.input
+        guard let at = (0...(frame.count - slot.count)).first(where: { frame[$0..<($0 + slot.count)].elementsEqual(slot) }) else {
+            fatalError("\(format.rawValue): the rendered call holds no list slot")
+        }
         var input: [UInt8] = []
         input.reserveCapacity(frame.count + list.utf8.count)
         input.append(contentsOf: frame[..<at])
         input.append(contentsOf: list.utf8)
-        input.append(contentsOf: frame[(at + 1)...])
-        return Workload(name: name, format: format, input: input, expectedText: Array(intro.utf8), expectedCalls: ["save"])
+        input.append(contentsOf: frame[(at + slot.count)...])
+        return Workload(name: name, format: format, input: input, expectedText: r.text, expectedCalls: ["save"])
     }
 }
 

@@ -15,7 +15,8 @@ struct ToolCallBench {
         small-values (a list of small integers), nested-arrays, short-strings (lists of nested
         arrays and of short strings), near-cap (one call of small integers just under the call
         cap, which is set to --size), validation (calls checked against hostile
-        schemas: anyOf over a shared $ref, a long enum, a catastrophic pattern).
+        schemas: anyOf over a shared $ref, a long enum, a catastrophic pattern), template
+        (reasoning, prose and calls through a response template; --format does not apply).
         Each (workload, format, chunk) input is generated once (fixed seed), decoded --repeat
         times from a fresh decoder, and checked; a wrong result exits 1.
         Instructions per byte: run under `valgrind --tool=callgrind` at --repeat 3 and
@@ -88,7 +89,7 @@ struct ToolCallBench {
                 + lpad("ns/chunk", 11) + lpad("calls", 7) + lpad("events", 9))
         }
         for w in s.workloads {
-            for f in s.formats {
+            for f in w == "template" ? [Workloads.templateFormat] : s.formats {
                 let workload = Workloads.make(w, format: f, size: s.size)
                 for chunk in s.chunks {
                     let r = run(workload, chunk: chunk, repeats: s.repeats)

@@ -39,7 +39,7 @@ struct Workload {
 }
 
 enum Workloads {
-    static let names = ["prose", "agentic", "long-argument", "escaped-argument", "many-parameters", "near-miss", "small-values", "validation"] + memoryNames
+    static let names = ["prose", "agentic", "long-argument", "escaped-argument", "many-parameters", "near-miss", "small-values", "validation", "template"] + memoryNames
 
     /// The validation workload's tool: the schema shapes that once cost a product or an
     /// exponential of the call and the schema (an anyOf over a shared $ref 16 deep, a 250-value
@@ -123,52 +123,36 @@ enum Workloads {
         return String(decoding: bytes.dropFirst().dropLast(), as: UTF8.self)
     }
 
-    /// The wire text of one call with string arguments, in `format`'s canonical syntax.
-    /// With `literal`, each value is written as it is (a JSON or Python literal such as a
-    /// list), not as a string.
-    static func render(_ format: ToolCallFormat, name: String, args: [(String, String)], literal: Bool = false) -> String {
-        let jsonArgs = "{" + args.map { literal ? "\"\($0.0)\": \($0.1)" : "\"\($0.0)\": \"\(jsonEscaped($0.1))\"" }.joined(separator: ", ") + "}"
-        switch format {
-        case .json: return "<tool_call>\n{\"name\": \"\(name)\", \"arguments\": \(jsonArgs)}\n</tool_call>"
-        case .lfm2:
-            let python = { (v: String) -> String in
-                var out = "\""
-                for ch in v.unicodeScalars {
-                    switch ch {
-                    case "\"": out += "\\\""
-                    case "\n": out += "\\n"
-                    case "\t": out += "\\t"
-                    default: out.unicodeScalars.append(ch)
-                    }
-                }
-                return out + "\""
+    /// `text` followed by one call with string arguments, as the format's model writes a call
+    /// after text (the format's own renderer), and the text a decoder gives back: `text` and the
+    /// white space the renderer puts between it and the call. With `literal`, each value is
+    /// JSON text (a list), not a string.
+    static func render(_ format: ToolCallFormat, after text: String, name: String, args: [(String, String)],
+                       literal: Bool = false) -> (input: [UInt8], text: [UInt8]) {
+        var members: [(key: String, value: JSONValue)] = []
+        for (key, value) in args {
+            guard literal else {
+                members.append((key, .string(value)))
+                continue
             }
-            return "<|tool_call_start|>[\(name)(" + args.map { "\($0.0)=\(literal ? $0.1 : python($0.1))" }.joined(separator: ", ") + ")]<|tool_call_end|>"
-        case .xmlFunction:
-            return "<tool_call>\n<function=\(name)>\n" + args.map { "<parameter=\($0.0)>\n\($0.1)\n</parameter>\n" }.joined()
-                + "</function>\n</tool_call>"
-        case .glm4:
-            return "<tool_call>\(name)\n" + args.map { "<arg_key>\($0.0)</arg_key>\n<arg_value>\($0.1)</arg_value>\n" }.joined()
-                + "</tool_call>"
-        case .gemma:
-            return "<start_function_call>call:\(name){" + args.map { "\($0.0):" + (literal ? $0.1 : "<escape>\($0.1)<escape>") }.joined(separator: ",")
-                + "}<end_function_call>"
-        case .gemma4:
-            return "<|tool_call>call:\(name){" + args.map { "\($0.0):" + (literal ? $0.1 : "<|\"|>\($0.1)<|\"|>") }.joined(separator: ",") + "}<tool_call|>"
-        case .kimiK2:
-            return "<|tool_calls_section_begin|><|tool_call_begin|>functions.\(name):0<|tool_call_argument_begin|>\(jsonArgs)<|tool_call_end|><|tool_calls_section_end|>"
-        case .minimaxM2:
-            return "<minimax:tool_call>\n<invoke name=\"\(name)\">\n" + args.map { "<parameter name=\"\($0.0)\">\($0.1)</parameter>\n" }.joined()
-                + "</invoke>\n</minimax:tool_call>"
-        case .mistral: return "[TOOL_CALLS]\(name)[ARGS]\(jsonArgs)"
-        case .llama3: return "<|python_tag|>{\"name\": \"\(name)\", \"parameters\": \(jsonArgs)}"
+            do { members.append((key, try JSONValue.parse(value))) } catch { fatalError("bad literal for \(key): \(error)") }
         }
+        let bytes: [UInt8]
+        do {
+            bytes = try format.render([RenderedCall(name: name, arguments: .object(members))], text: text.isEmpty ? nil : text)
+        } catch {
+            fatalError("\(format.rawValue) cannot render the benchmark's call: \(error)")
+        }
+        var k = text.utf8.count
+        while k < bytes.count, bytes[k] == 0x20 || bytes[k] == 0x0A { k += 1 }
+        return (bytes, Array(bytes[..<k]))
     }
 
     static func make(_ name: String, format: ToolCallFormat, size: Int) -> Workload {
         if let w = makeMemory(name, format: format, size: size) { return w }
         var rng = SeededGenerator(state: 0x5EED_0000 &+ UInt64(size))
         switch name {
+        case "template": return template(size: size, rng: &rng)
         case "prose":
             let p = prose(bytes: size, rng: &rng)
             return Workload(name: name, format: format, input: p, expectedText: p, expectedCalls: [])
@@ -179,20 +163,20 @@ enum Workloads {
             let cities = ["Paris", "東京", "Zürich", "São Paulo", "Oslo"]
             while input.count < size {
                 let p = prose(bytes: 2000, rng: &rng) + Array("\n".utf8)
-                input += p
-                text += p
                 let call = "get_weather_\(calls.count % 7)"
                 calls.append(call)
-                input += Array(render(format, name: call, args: [("city", rng.pick(cities)), ("unit", "celsius")]).utf8)
+                let r = render(format, after: String(decoding: p, as: UTF8.self), name: call, args: [("city", rng.pick(cities)), ("unit", "celsius")])
+                input += r.input
+                text += r.text
                 input.append(0x0A)
                 text.append(0x0A)
             }
             return Workload(name: name, format: format, input: input, expectedText: text, expectedCalls: calls)
         case "escaped-argument":
             let body = escapedContent(bytes: size, rng: &rng)
+            let r = render(format, after: "Writing the file.\n", name: "write_file", args: [("content", body)])
             var w = Workload(
-                name: name, format: format, input: Array(("Writing the file.\n" + render(format, name: "write_file", args: [("content", body)])).utf8),
-                expectedText: Array("Writing the file.\n".utf8), expectedCalls: ["write_file"], expectedArgument: body)
+                name: name, format: format, input: r.input, expectedText: r.text, expectedCalls: ["write_file"], expectedArgument: body)
             w.encodeEvents = true
             return w
         case "many-parameters":
@@ -203,8 +187,8 @@ enum Workloads {
                 args.append(("p\(args.count)", "v\(rng.next() % 1000)"))
                 bytes += 30
             }
-            let input = Array(("Setting them.\n" + render(format, name: "configure", args: args)).utf8)
-            var w = Workload(name: name, format: format, input: input, expectedText: Array("Setting them.\n".utf8), expectedCalls: ["configure"])
+            let r = render(format, after: "Setting them.\n", name: "configure", args: args)
+            var w = Workload(name: name, format: format, input: r.input, expectedText: r.text, expectedCalls: ["configure"])
             w.expectedParameters = args.count
             return w
         case "near-miss":
@@ -225,10 +209,11 @@ enum Workloads {
             var calls = 0
             while input.count < size {
                 let p = prose(bytes: 2000, rng: &rng) + Array("\n".utf8)
-                input += p
-                text += p
                 calls += 1
-                input += Array(render(format, name: "check", args: [("a", "abc"), ("b", "nope"), ("c", String(repeating: "a", count: 28) + "b")]).utf8)
+                let r = render(format, after: String(decoding: p, as: UTF8.self), name: "check",
+                               args: [("a", "abc"), ("b", "nope"), ("c", String(repeating: "a", count: 28) + "b")])
+                input += r.input
+                text += r.text
                 input.append(0x0A)
                 text.append(0x0A)
             }
@@ -244,13 +229,13 @@ enum Workloads {
                 list += "\(rng.next() % 100), "
             }
             list += "0]"
-            let input = Array(("Saving.\n" + render(format, name: "save", args: [("values", list)], literal: true)).utf8)
-            return Workload(name: name, format: format, input: input, expectedText: Array("Saving.\n".utf8), expectedCalls: ["save"])
+            let r = render(format, after: "Saving.\n", name: "save", args: [("values", list)], literal: true)
+            return Workload(name: name, format: format, input: r.input, expectedText: r.text, expectedCalls: ["save"])
         default:
             let body = content(bytes: size, rng: &rng)
-            let input = Array(("Writing the file.\n" + render(format, name: "write_file", args: [("content", body)])).utf8)
+            let r = render(format, after: "Writing the file.\n", name: "write_file", args: [("content", body)])
             return Workload(
-                name: name, format: format, input: input, expectedText: Array("Writing the file.\n".utf8),
+                name: name, format: format, input: r.input, expectedText: r.text,
                 expectedCalls: ["write_file"], expectedArgument: body)
         }
     }

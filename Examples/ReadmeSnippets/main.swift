@@ -69,3 +69,10 @@ print(try turnJSON(decoder.feed(Array(#"Hi<tool_call>{"name": "f", "arguments": 
 
 print("-- renderedForPrompt")
 print(String(decoding: try renderedForPrompt(), as: UTF8.self))
+
+print("-- decodeWithTemplate")
+let smolTemplate = #"{"start_anchor": "<|im_start|>assistant\n", "fields": {"thinking": {"open": "<think>", "close": "</think>"}, "tool_calls": {"open": "<tool_call>", "close": "</tool_call>", "repeats": true, "content": "json", "transform": {"type": "function", "function": "{content}"}}, "content": {"close": "<|im_end|>"}}}"#
+let templated = try decodeWithTemplate(
+    config: Array(smolTemplate.utf8), promptTail: "<|im_start|>assistant\n<think>\n",
+    output: chunks("Check.</think><tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>Done.<|im_end|>", 5))
+for event in templated { if case .toolCallStart = event { continue }; show(event) }  // ids are random here

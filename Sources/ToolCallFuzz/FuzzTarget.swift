@@ -6,17 +6,18 @@
 
 import Glibc
 import ToolCallKit
+import ToolCallKitTestSupport
 
 /// The fuzz input's layout: a 4-byte header, then the model output.
 ///
-/// - byte 0: the format (`ToolCallFormat.allCases[b % 10]`).
+/// - byte 0: the format (`ToolCallFormat.allCases[b % count]`).
 /// - byte 1: options. Bit 0: declare tools. Bit 1: reasoning separation. Bit 2: a small size cap
 ///   (64…1087 bytes, from byte 2). Bit 3: a small depth cap (1…16, from byte 3). Bit 4: start
 ///   inside reasoning. Bits 5–7: the size of the third run's chunks (1…8 bytes).
 /// - bytes 2–3: the split point of the second run (big endian, modulo the payload's length + 1).
 ///
 /// A first byte of 0xC0 or more selects the rendering mode instead (``renderRoundTrip(format:payload:)``,
-/// format `b % 10`, the rest of the input builds the calls).
+/// format `(b - 0xC0) % count`, the rest of the input builds the calls).
 ///
 /// Shorter inputs are padded with zeros. Every input is decoded three times — whole, split in
 /// two, and in small chunks — and each run must keep the contracts of docs/events.md; the runs must be
@@ -60,151 +61,21 @@ struct FuzzCase {
             """
 }
 
-/// A normalized event: what must agree across chunkings (docs/events.md, "Chunking never matters").
-enum Normalized: Equatable, CustomStringConvertible {
-    case text([UInt8])
-    case reasoning([UInt8])
-    case start(index: Int, id: String, name: String)
-    /// Deltas as bytes: a fragment's bytes, not only its repaired text, must agree.
-    case call(index: Int, id: String, name: String, deltas: [UInt8], arguments: JSONValue)
-    /// A rejected call's deltas (those of its valid prefix) must agree across chunkings too.
-    case rejected(reason: String, index: Int?, id: String?, name: String?, deltas: [UInt8]?, raw: [UInt8])
-    case markup([UInt8])
-    case end(calls: Int, rejected: Int, bytes: Int)
-
-    var description: String {
-        func show(_ raw: [UInt8]) -> String { String(decoding: raw, as: UTF8.self).debugDescription }
-        switch self {
-        case .text(let t): return "text(\(t.debugDescription))"
-        case .reasoning(let t): return "reasoning(\(t.debugDescription))"
-        case .start(let i, let id, let n): return "start(\(i), \(id), \(n))"
-        case .call(let i, let id, let n, let d, let a): return "call(\(i), \(id), \(n), deltas \(show(d)), \(a.jsonText))"
-        case .rejected(let r, let i, _, let n, _, let raw):
-            return "rejected(\(r), \(i.map(String.init) ?? "-"), \(n ?? "-"), \(show(raw)))"
-        case .markup(let raw): return "markup(\(show(raw)))"
-        case .end(let c, let r, let b): return "end(\(c), \(r), \(b))"
-        }
-    }
-}
-
-/// Decodes `input` cut at `cuts` and checks one run's contracts; returns its normalized events.
-func run(_ c: FuzzCase, cuts: [Int]) -> [Normalized] {
-    var decoder = ToolCallDecoder(format: c.format, tools: c.tools, options: c.options)
-    var events: [ToolCallEvent] = []
-    var start = 0
-    for s in cuts + [c.payload.count] where s > start {
-        events += decoder.feed(c.payload[start..<s])
-        start = s
-    }
-    events += decoder.finish()
-
-    var out: [Normalized] = []
-    var raw: [UInt8] = []
-    raw.reserveCapacity(c.payload.count)
-    var open: [Int: (id: String, name: String, deltas: [UInt8], client: String)] = [:]
-    var nextIndex = 0
-    var accepted = 0
-    var rejected = 0
-    var ended = false
-    for e in events {
-        check(!ended, "an event after end")
-        if let r = e.rawBytes {
-            check(!r.isEmpty, "an event with empty raw bytes")
-            raw += r
-        }
-        switch e {
-        case .text(let t):
-            check(cutsCleanly(c.payload, at: raw.count), "text ends inside a UTF-8 sequence")
-            if case .text(var prev)? = out.last { out.removeLast(); prev += t.utf8; out.append(.text(prev)) } else { out.append(.text(t.utf8)) }
-        case .reasoning(let t, let r):
-            check(r != nil, "reasoning without raw bytes")
-            if case .reasoning(var prev)? = out.last { out.removeLast(); prev += t.utf8; out.append(.reasoning(prev)) } else { out.append(.reasoning(t.utf8)) }
-        case .toolCallStart(let index, let id, let name):
-            check(index == nextIndex, "start index \(index), expected \(nextIndex)")
-            if let tools = c.tools { check(tools.declares(name), "an undeclared name was started") }
-            nextIndex += 1
-            open[index] = (id, name, [], "")
-            out.append(.start(index: index, id: id, name: name))
-        case .toolCallDelta(let index, let fragment):
-            check(open[index] != nil, "a delta for call \(index), which is not open")
-            check(!fragment.isEmpty, "an empty delta")
-            open[index]!.deltas += fragment.utf8
-            // What a client receives: each fragment repaired on its own, as the encoders do.
-            open[index]!.client += fragment.string
-        case .toolCall(let call):
-            accepted += 1
-            guard let o = open.removeValue(forKey: call.index) else {
-                fail("tool_call \(call.index) was never started or ended twice")
-            }
-            check(o.id == call.id && o.name == call.name, "call \(call.index) changed its id or name")
-            check(call.arguments.isObject, "arguments are not an object")
-            let problem = StrictJSON.problem(in: Array(o.client.utf8), maxDepth: .max)
-            check(problem == nil, "joined deltas are not strict JSON (\(problem ?? "")): \(o.client.debugDescription)")
-            let parsed = try? JSONValue.parse(Array(o.client.utf8), maxDepth: .max)
-            check(
-                parsed == call.arguments,
-                "deltas \(String(decoding: o.deltas, as: UTF8.self).debugDescription) do not parse to the arguments \(call.arguments.jsonText)")
-            out.append(.call(index: call.index, id: call.id, name: call.name, deltas: o.deltas, arguments: call.arguments))
-        case .rejected(let r):
-            rejected += 1
-            var deltas: [UInt8]? = nil
-            if let index = r.index {
-                let o = open.removeValue(forKey: index)
-                check(o != nil, "a rejection for call \(index), which is not open")
-                deltas = o?.deltas
-            }
-            if r.reason == .undeclaredTool { check(r.index == nil, "an undeclared tool was started") }
-            out.append(.rejected(reason: r.reason.rawValue, index: r.index, id: r.id, name: r.name, deltas: deltas, raw: r.raw))
-        case .markup(let r):
-            if case .markup(var prev)? = out.last { out.removeLast(); prev += r; out.append(.markup(prev)) } else { out.append(.markup(r)) }
-        case .end(let calls, let rejectedCount, let bytes):
-            ended = true
-            check(calls == accepted && rejectedCount == rejected && bytes == c.payload.count, "end counts")
-            out.append(.end(calls: calls, rejected: rejectedCount, bytes: bytes))
-        }
-    }
-    check(ended, "no end event")
-    check(open.isEmpty, "calls never ended: \(open.keys.sorted())")
-    check(raw == c.payload, "raw spans do not rebuild the input")
-    return out
-}
-
-/// Whether `end` does not cut a valid UTF-8 sequence of `input` in two.
-func cutsCleanly(_ input: [UInt8], at end: Int) -> Bool {
-    var lead = end - 1
-    while lead >= 0 && lead > end - 4 && input[lead] & 0xC0 == 0x80 { lead -= 1 }
-    guard lead >= 0 else { return true }
-    let b0 = input[lead]
-    let need = b0 >= 0xC2 && b0 <= 0xDF ? 2 : b0 >= 0xE0 && b0 <= 0xEF ? 3 : b0 >= 0xF0 && b0 <= 0xF4 ? 4 : 1
-    guard lead + need > end, lead + need <= input.count else { return true }
-    for k in 1..<need where input[lead + k] & 0xC0 != 0x80 { return true }
-    let b1 = input[lead + 1]
-    switch b0 {
-    case 0xE0: return !(b1 >= 0xA0)
-    case 0xED: return !(b1 <= 0x9F)
-    case 0xF0: return !(b1 >= 0x90)
-    case 0xF4: return !(b1 <= 0x8F)
-    default: return false
-    }
-}
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if size > 0, unsafe data[0] >= 0xC0 {
         let formats = ToolCallFormat.allCases
         let payload = unsafe Array(UnsafeBufferPointer(start: data, count: size).dropFirst())
-        renderRoundTrip(format: formats[Int(unsafe data[0]) % formats.count], payload: payload)
+        renderRoundTrip(format: formats[(Int(unsafe data[0]) - 0xC0) % formats.count], payload: payload)
         return 0
     }
     let c = unsafe FuzzCase(UnsafeBufferPointer(start: data, count: size))
-    let whole = run(c, cuts: [])
+    // Whole, split in two, and in small chunks: every run checked, all runs equal.
+    let whole = ChunkingCheck(format: c.format, tools: c.tools, options: c.options)
+        .verify(c.payload, chunkings: .sample(split: c.split, chunk: c.chunk), report: { fail($0) })
     if let prefix = unsafe getenv("TOOLCALL_FUZZ_FIXTURE") {
         writeFixture(c, whole, to: unsafe String(cString: prefix))
     }
-    let split = run(c, cuts: [c.split])
-    if split != whole { fail(difference("split at \(c.split)", split, whole)) }
-    let chunked = run(c, cuts: Array(stride(from: c.chunk, to: c.payload.count, by: c.chunk)))
-    if chunked != whole { fail(difference("\(c.chunk)-byte chunks", chunked, whole)) }
     return 0
 }
 
@@ -217,27 +88,18 @@ func fail(_ message: String) -> Never {
     fatalError("ToolCallFuzz: " + message)
 }
 
-/// The first differing events of two runs.
-func difference(_ label: String, _ a: [Normalized], _ b: [Normalized]) -> String {
-    var i = 0
-    while i < min(a.count, b.count) && a[i] == b[i] { i += 1 }
-    let left = i < a.count ? "\(a[i])" : "(nothing)"
-    let right = i < b.count ? "\(b[i])" : "(nothing)"
-    return "\(label) differs from whole at event \(i):\n  \(left)\nvs whole:\n  \(right)"
-}
-
 /// Writes the input as a format fixture (`<prefix>.txt` and `<prefix>.expected.json`, events of
 /// the whole run) for `Fixtures/formats/<format>/`: `TOOLCALL_FUZZ_FIXTURE=<prefix>
 /// ToolCallFuzz crash-file`. Review the events before committing them.
-func writeFixture(_ c: FuzzCase, _ events: [Normalized], to prefix: String) {
+func writeFixture(_ c: FuzzCase, _ events: [NormalizedEvent], to prefix: String) {
     var expected: [JSONValue] = []
     for e in events {
         switch e {
         case .text(let t): expected.append(.object([("type", .string("text")), ("text", .string(String(decoding: t, as: UTF8.self)))]))
         case .reasoning(let t): expected.append(.object([("type", .string("reasoning")), ("text", .string(String(decoding: t, as: UTF8.self)))]))
-        case .call(_, _, let name, _, let arguments):
+        case .call(_, _, let name, let arguments):
             expected.append(.object([("type", .string("tool_call")), ("name", .string(name)), ("arguments", arguments)]))
-        case .rejected(let reason, _, _, let name, _, _):
+        case .rejected(let reason, _, let name, _):
             var fields: [(key: String, value: JSONValue)] = [("type", .string("rejected")), ("reason", .string(reason))]
             if let name { fields.append(("name", .string(name))) }
             expected.append(.object(fields))
@@ -245,7 +107,7 @@ func writeFixture(_ c: FuzzCase, _ events: [Normalized], to prefix: String) {
             expected.append(.object([
                 ("type", .string("end")), ("tool_calls", .number("\(calls)")), ("rejected", .number("\(rejected)")),
             ]))
-        case .start, .markup: break
+        case .start, .arguments, .markup: break
         }
     }
     var options: [(key: String, value: JSONValue)] = []
@@ -342,7 +204,7 @@ struct CallSource {
 }
 
 /// Renders calls made from `payload` in `format`; when that succeeds, decodes the bytes three
-/// ways (each run checked by ``run(_:cuts:)``) and checks that the calls, their ids where the
+/// ways (``RoundTripCheck``, each run checked by ``ChunkingCheck``) and checks that the calls, their ids where the
 /// format carries them, and the text come back. A ``RenderError`` is a valid outcome (a call the
 /// format cannot express) but must name a call of the list, or the text.
 func renderRoundTrip(format: ToolCallFormat, payload: [UInt8]) {
@@ -357,59 +219,31 @@ func renderRoundTrip(format: ToolCallFormat, payload: [UInt8]) {
         check(!error.reason.isEmpty, "a RenderError without a reason")
         return
     }
-    var c = unsafe FuzzCase(UnsafeBufferPointer(start: nil, count: 0))
-    c.format = format
-    c.tools = ToolSet.typing(calls)
-    c.payload = rendered
-    c.split = rendered.count / 2
-    c.chunk = 3
-    let whole = run(c, cuts: [])
-    let split = run(c, cuts: [c.split])
-    if split != whole { fail(difference("rendered, split at \(c.split)", split, whole)) }
-    let chunked = run(c, cuts: Array(stride(from: 3, to: rendered.count, by: 3)))
-    if chunked != whole { fail(difference("rendered, 3-byte chunks", chunked, whole)) }
-
     let shown = String(decoding: rendered, as: UTF8.self).debugDescription
     // Where two calls of one name give a key different types, the typed tools keep one of them,
     // and the other call's value is typed by it: only the decoder's contracts hold then.
     var types: [String: String] = [:]
+    var typed = true
     for call in calls {
         for (key, value) in call.arguments.objectValue ?? [] {
             let t = "\(value.kind)"
             let k = call.name + "\u{0}" + key
-            if let seen = types[k], seen != t { return }
+            if let seen = types[k], seen != t { typed = false }
             types[k] = t
         }
     }
-    // With tools declared, json and llama3 read a bare call object in the text as a call (a
-    // rule that depends on the tools, which rendering does not check).
-    if (format == .json || format == .llama3), text?.utf8.contains(UInt8(ascii: "{")) ?? false { return }
-    var back: [(id: String, name: String, arguments: JSONValue)] = []
-    var texts: [UInt8] = []
-    for e in whole {
-        switch e {
-        case .call(_, let id, let name, _, let arguments): back.append((id, name, arguments))
-        case .text(let t): texts += t
-        case .rejected: fail("rendered calls were rejected: \(e) in \(shown)")
-        default: break
-        }
+    // A format with a marker that counts only when tools are declared (json and llama3 read a
+    // bare call object in the text as a call) depends on the tools, which rendering does not
+    // check: such text is left out of the round trip.
+    let toolDependent = text.map { t in
+        format.definition.toolDependentMarkerTexts.contains { m in t.utf8.contains(m.utf8.first ?? 0) }
+    } ?? false
+    let chunkings = Chunkings.sample(split: rendered.count / 2, chunk: 3)
+    if !typed || toolDependent {
+        ChunkingCheck(format: format, tools: ToolSet.typing(calls)).verify(rendered, chunkings: chunkings) { fail("rendered \(shown): " + $0) }
+        return
     }
-    check(back.count == calls.count, "\(back.count) calls back of \(calls.count) from \(shown)")
-    for (i, (call, got)) in zip(calls, back).enumerated() {
-        check(got.name.utf8.elementsEqual(call.name.utf8), "call \(i): name \(got.name.debugDescription) from \(shown)")
-        check(got.arguments == call.arguments, "call \(i): arguments \(got.arguments.jsonText) != \(call.arguments.jsonText) from \(shown)")
-        switch format {
-        case .kimiK2:
-            // A `functions.` id is carried; any other is replaced by one made from the position.
-            let expected = call.id.flatMap { $0.hasPrefix("functions.") ? $0 : nil } ?? "functions.\(call.name):\(i)"
-            check(got.id == expected, "call \(i): id \(got.id), expected \(expected), from \(shown)")
-        case .mistral: if let id = call.id, id.utf8.count == 9 { check(got.id == id, "call \(i): id \(got.id) from \(shown)") }
-        default: break
-        }
-    }
-    let given = Array((text ?? "").utf8)
-    check(texts.starts(with: given) && texts.dropFirst(given.count).allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 },
-          "the text did not come back from \(shown)")
+    _ = RoundTripCheck.check(format, calls, text: text, chunkings: chunkings) { fail($0) }
 }
 
 extension JSONValue {

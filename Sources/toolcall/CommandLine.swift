@@ -36,6 +36,8 @@ struct DecodeOptions {
     var maxCallBytes: Limit?
     var idSeed: UInt64?
     var chunkBytes: Int?
+    var responseTemplate: String?
+    var prefixFile: String?
 }
 
 /// The range `--max-call-bytes` takes, for messages and help.
@@ -129,13 +131,21 @@ struct ArgumentReader {
                 }
                 o.idSeed = n
             case "--chunk-bytes": o.chunkBytes = try number(for: arg, min: 1)
+            case "--response-template": o.responseTemplate = try value(for: arg)
+            case "--prefix-file": o.prefixFile = try value(for: arg)
             default:
                 throw .usage("unknown option '\(arg)' for decode (see toolcall decode --help)")
             }
         }
         if o.format != nil && o.model != nil { throw .usage("--format and --model cannot be used together") }
-        if o.format == nil && o.model == nil {
-            throw .usage("decode needs --format NAME or --model DIR (there is no default format)")
+        if o.responseTemplate != nil && (o.format != nil || o.model != nil) {
+            throw .usage("--response-template cannot be used with --format or --model")
+        }
+        if o.prefixFile != nil && o.responseTemplate == nil && o.model == nil {
+            throw .usage("--prefix-file is used only with --response-template FILE or --model DIR")
+        }
+        if o.format == nil && o.model == nil && o.responseTemplate == nil {
+            throw .usage("decode needs --format NAME or --model DIR (or --response-template FILE; there is no default format)")
         }
         if o.validate && o.tools == nil { throw .usage("--validate needs --tools FILE") }
         if o.raw && o.output == "openai" { throw .usage("--raw cannot be used with --output openai") }

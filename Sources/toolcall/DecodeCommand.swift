@@ -33,10 +33,31 @@ struct DecodeCommand {
         return (format, note)
     }
 
+    /// The template of `--response-template FILE` (a template object or a
+    /// `tokenizer_config.json` that has one), checked before any input is read.
+    func loadTemplate(_ path: String) throws(ExitError) -> ResponseTemplate {
+        let bytes = try StandardStreams.readFile(path, what: "--response-template", limit: StandardStreams.toolsFileLimit)
+        do {
+            return try ResponseTemplate.load(bytes)
+        } catch {
+            throw .file("--response-template \(path): \(error.message)")
+        }
+    }
+
     func run() throws(ExitError) {
-        let (format, note) = try resolveFormat()
+        let format: ToolCallFormat
+        var note: String?
+        if let path = options.responseTemplate {
+            format = ToolCallFormat(responseTemplate: try loadTemplate(path))
+        } else {
+            (format, note) = try resolveFormat()
+        }
         guard format.isImplemented else {
             throw .usage("format '\(format.rawValue)' is planned but not implemented in this build")
+        }
+        var prompt: [UInt8] = []
+        if let path = options.prefixFile {
+            prompt = try StandardStreams.readFile(path, what: "--prefix-file", limit: StandardStreams.toolsFileLimit)
         }
 
         var tools: ToolSet?
@@ -58,6 +79,7 @@ struct DecodeCommand {
             reasoning: options.reasoning, reasoningOpen: options.reasoningOpen, validate: options.validate)
         if let cap = options.maxCallBytes { decoderOptions.maxCallBytes = cap }
         decoderOptions.wholeCalls = options.wholeCalls
+        decoderOptions.prompt = prompt
         var decoder = ToolCallDecoder(format: format, tools: tools, options: decoderOptions)
         var writer = EventWriter(options: options)
         let tokenizer = options.input == "tokens" ? try loadTokenizer() : nil
@@ -227,18 +249,11 @@ enum StandardStreams {
 /// Format names in messages: suggestions for names that are not formats, and the evidence
 /// behind an inferred format that is only a default.
 enum FormatNames {
-    /// Names people try that are model families, with the format those models write.
-    static let families: [(names: [String], format: ToolCallFormat, who: String)] = [
-        (["qwen", "qwen2", "qwen2.5", "qwen3", "hermes", "hermes2", "hermes3", "nous"], .json, "Qwen and Hermes models write"),
-        (["qwen3-coder", "qwen3_coder", "qwen3coder", "qwen_coder", "nemotron"], .xmlFunction, "Qwen3-Coder writes"),
-        (["llama", "llama3.1", "llama3.2", "llama3.3", "llama3_json", "llama-3"], .llama3, "Llama 3 models write"),
-        (["glm", "glm45", "glm4.5", "glm4.6", "glm4_moe", "glm47"], .glm4, "GLM 4.5 and later write"),
-        (["kimi", "kimi-k2", "kimik2"], .kimiK2, "Kimi K2 writes"),
-        (["minimax", "minimax-m2", "minimaxm2"], .minimaxM2, "MiniMax M2 writes"),
-        (["functiongemma", "function_gemma"], .gemma, "FunctionGemma writes"),
-        (["lfm", "lfm2.5", "liquid"], .lfm2, "Liquid LFM2 writes"),
-        (["mixtral", "magistral", "devstral"], .mistral, "Mistral models write"),
-    ]
+    /// Names people try that are model families, with the format those models write (each
+    /// format declares its own).
+    static var families: [(names: [String], format: ToolCallFormat, who: String)] {
+        ToolCallFormat.allCases.compactMap { f in f.definition.familyNames.map { ($0.names, f, $0.who) } }
+    }
 
     /// The message for `--format NAME` when NAME is not a format.
     static func unknown(_ name: String) -> String {

@@ -1,20 +1,41 @@
 // toolcall — the help texts (`toolcall --help`, `toolcall decode --help`, ...).
 
+import ToolCallKit
+
 enum Help {
     static let version = "0.1.0"
 
     static let formats = """
-          NAME                    A format: json, lfm2, xml_function, glm4, gemma, gemma4,
-                                  kimi_k2, minimax_m2, mistral, llama3 (case names such as
-                                  xmlFunction are accepted too). `toolcall formats` lists them,
-                                  `toolcall infer DIR` names a model folder's.
+          NAME                    \(wrapped("A format: " + ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ") + " (case names such as xmlFunction are accepted too). `toolcall formats` lists them, `toolcall infer DIR` names a model folder's."))
         """
+
+    /// `text` in lines of at most 61 characters, every line after the first indented to the
+    /// help's second column.
+    static func wrapped(_ text: String) -> String {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty && line.count + 1 + word.count > 61 {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines.joined(separator: "\n" + String(repeating: " ", count: 26))
+    }
 
     static let decodeOptions = """
         OPTIONS (decode):
           --format NAME           The wire format of the model's output.
           --model DIR             Infer the format (and, for --input tokens, the tokenizer)
                                   from a Hugging Face model folder.
+          --response-template FILE
+                                  Parse with a Hugging Face response template: FILE holds
+                                  the template, or a tokenizer_config.json that has one.
+                                  Reasoning is always separated.
+          --prefix-file FILE      The end of the prompt, for a template's start anchor (a
+                                  prefilled <think> starts the stream in reasoning).
           --tools FILE            An OpenAI-style tools array: only these names are accepted,
                                   and text-valued arguments are typed by their schemas.
           --validate              Check arguments against the tools' schemas (needs --tools).
@@ -44,7 +65,8 @@ enum Help {
     static let main = """
         OVERVIEW: Turn a language model's raw output into typed tool calls while it streams.
 
-        USAGE: toolcall decode (--format NAME | --model DIR) [options] < model-output
+        USAGE: toolcall decode (--format NAME | --model DIR | --response-template FILE)
+                               [options] < model-output
                toolcall render --format NAME [--text TEXT] < calls
                toolcall infer DIR
                toolcall formats
@@ -64,7 +86,8 @@ enum Help {
     static let decode = """
         OVERVIEW: Decode standard input as it arrives; one JSON event (or OpenAI chunk) per line.
 
-        USAGE: toolcall decode (--format NAME | --model DIR) [--tools FILE [--validate]]
+        USAGE: toolcall decode (--format NAME | --model DIR | --response-template FILE)
+                               [--prefix-file FILE] [--tools FILE [--validate]]
                                [--whole-calls] [--input text|tokens] [--tokenizer FILE]
                                [--skip-special] [--output events|openai] [--raw]
                                [--reasoning] [--reasoning-open] [--max-call-bytes N|unlimited]
@@ -114,6 +137,11 @@ enum Help {
     static let formatsCommand = """
         OVERVIEW: List the formats, one per line: raw value, case name, implemented or planned.
 
-        USAGE: toolcall formats
+        USAGE: toolcall formats [--json | --fuzz-dictionary]
+
+        OPTIONS:
+          --json                  One JSON object per format: name, case_name, summary,
+                                  markers, reasoning_markers, fuzz_words.
+          --fuzz-dictionary       A libFuzzer dictionary of every format's markers and words.
         """
 }

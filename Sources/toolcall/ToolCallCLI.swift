@@ -50,12 +50,7 @@ struct ToolCallCLI {
         case "formats" where ArgumentReader.wantsHelp(rest):
             StandardStreams.writeOut(Help.formatsCommand + "\n")
         case "formats":
-            guard args.count == 1 else { throw .usage("formats takes no arguments") }
-            var out = ""
-            for f in ToolCallFormat.allCases {
-                out += "\(f.rawValue)\t\(f.caseName)\t\(f.isImplemented ? "implemented" : "planned")\n"
-            }
-            StandardStreams.writeOut(out)
+            StandardStreams.writeOut(try FormatsCommand.run(rest))
         case "decode":
             var reader = ArgumentReader(args.dropFirst())
             let options = try reader.decodeOptions()

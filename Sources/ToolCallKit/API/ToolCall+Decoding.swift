@@ -45,10 +45,7 @@ extension JSONValue {
 extension ArgumentDecodingError {
     init(_ error: DecodingError) {
         func pointer(_ path: [any CodingKey]) -> String {
-            path.map { key in
-                let s = key.intValue.map(String.init) ?? key.stringValue
-                return "/" + s.replacing("~", with: "~0").replacing("/", with: "~1")
-            }.joined()
+            JSONPointer.pointer(path.map { key in key.intValue.map(String.init) ?? key.stringValue })
         }
         switch error {
         case .typeMismatch(let type, let c):

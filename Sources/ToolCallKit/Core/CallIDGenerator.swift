@@ -72,13 +72,13 @@ struct CallIDGenerator: Sendable {
     }
 
     /// The id for a new call: `proposed` when given and unused, otherwise a fresh one.
-    mutating func id(for format: ToolCallFormat, proposed: String?) -> String {
+    mutating func id(style: CallIDStyle, proposed: String?) -> String {
         let remembering = used.count < remembered
         if remembering, let p = proposed, !p.isEmpty, !used.contains(p) {
             used.insert(p)
             return p
         }
-        let short = format == .mistral
+        let short = style == .nineCharacters
         while true {
             if remembering {
                 let fresh = short ? randomString(9) : "call_" + randomString(24)

@@ -182,3 +182,21 @@ extension RejectedToolCall.Reason: Codable {
         try c.encode(rawValue)
     }
 }
+
+extension ToolCallFormat: Codable {
+    /// A format is coded as its raw name. Decoding accepts a built-in format's name only: a
+    /// format defined at run time cannot be rebuilt from its name.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let name = try c.decode(String.self)
+        guard let f = ToolCallFormat(rawValue: name) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "unknown format \(JSONValue.string(name).jsonText)")
+        }
+        self = f
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(rawValue)
+    }
+}

@@ -1,56 +1,50 @@
-// ToolCallKit — the ten wire formats.
+// ToolCallKit — a wire format, as a value.
 
-/// A tool-call wire format. Raw values are the names the CLI and the events use.
-public enum ToolCallFormat: String, CaseIterable, Sendable, Codable {
-    /// Hermes / Qwen JSON in tags. Example: `<tool_call>{"name": "f", "arguments": {}}</tool_call>`
-    case json
-    /// Liquid LFM2 Python-literal call lists. Example: `<|tool_call_start|>[f(a='v')]<|tool_call_end|>`
-    case lfm2
-    /// Qwen3-Coder XML-ish functions. Example: `<tool_call><function=f><parameter=a>v</parameter></function></tool_call>`
-    case xmlFunction = "xml_function"
-    /// GLM-4.5 and later. Example: `<tool_call>f<arg_key>a</arg_key><arg_value>v</arg_value></tool_call>`
-    case glm4
-    /// FunctionGemma. Example: `<start_function_call>call:f{a:<escape>v<escape>}<end_function_call>`
-    case gemma
-    /// Gemma 4. Example: `<|tool_call>call:f{a:<|"|>v<|"|>}<tool_call|>`
-    case gemma4
-    /// Kimi K2. Example: `<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>`
-    case kimiK2 = "kimi_k2"
-    /// MiniMax M2. Example: `<minimax:tool_call><invoke name="f"><parameter name="a">v</parameter></invoke></minimax:tool_call>`
-    case minimaxM2 = "minimax_m2"
-    /// Mistral. Example: `[TOOL_CALLS]f[ARGS]{"a": 1}` or `[TOOL_CALLS][{"name": "f", "arguments": {}}]`
-    case mistral
-    /// Llama 3.x. Example: `<|python_tag|>{"name": "f", "parameters": {}}`
-    case llama3
+/// A tool-call wire format, identified by its raw name (`json`, `xml_function`, …).
+///
+/// The built-in formats are static members (`.json`, `.xmlFunction`, …; ``allCases`` lists
+/// them). The type is open: a format defined at run time is a `ToolCallFormat` like the
+/// built-ins. Two formats are equal when their raw names are.
+///
+/// Each format is a handle on its ``FormatDefinition``, declared in the format's own file.
+public struct ToolCallFormat: Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    /// Everything about the format.
+    public let definition: FormatDefinition
 
-    /// Parses either spelling: the raw value (`xml_function`) or the case name (`xmlFunction`).
-    public init?(name: String) {
-        if let f = ToolCallFormat(rawValue: name) {
-            self = f
-            return
-        }
-        guard let f = ToolCallFormat.allCases.first(where: { $0.caseName == name }) else { return nil }
-        self = f
+    init(_ definition: FormatDefinition) {
+        self.definition = definition
     }
+
+    /// The raw name: what the CLI and the events use.
+    public var rawValue: String { definition.name }
 
     /// The Swift case name (`xmlFunction`).
-    public var caseName: String {
-        switch self {
-        case .json: return "json"
-        case .lfm2: return "lfm2"
-        case .xmlFunction: return "xmlFunction"
-        case .glm4: return "glm4"
-        case .gemma: return "gemma"
-        case .gemma4: return "gemma4"
-        case .kimiK2: return "kimiK2"
-        case .minimaxM2: return "minimaxM2"
-        case .mistral: return "mistral"
-        case .llama3: return "llama3"
-        }
+    public var caseName: String { definition.caseName }
+
+    /// The built-in format with this raw name; nil for any other name.
+    public init?(rawValue: String) {
+        guard let d = BuiltInFormats.named[rawValue] else { return nil }
+        self.definition = d
     }
 
-    /// Whether this build parses the format (the others are planned).
-    public var isImplemented: Bool {
-        GrammarFactory.isImplemented(self)
+    /// Parses either spelling of a built-in format: the raw value (`xml_function`) or the case
+    /// name (`xmlFunction`).
+    public init?(name: String) {
+        guard let d = BuiltInFormats.named[name] ?? BuiltInFormats.all.first(where: { $0.caseName == name }) else {
+            return nil
+        }
+        self.definition = d
     }
+
+    /// The built-in formats, in the order `toolcall formats` lists them.
+    public static var allCases: [ToolCallFormat] { BuiltInFormats.formats }
+
+    /// Whether this build parses the format. Every format that exists is implemented.
+    public var isImplemented: Bool { true }
+
+    public var description: String { rawValue }
+
+    public static func == (a: ToolCallFormat, b: ToolCallFormat) -> Bool { a.rawValue == b.rawValue }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }

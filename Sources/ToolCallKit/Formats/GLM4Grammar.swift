@@ -3,8 +3,8 @@
 
 /// Grammar for the `glm4` format.
 ///
-/// Values go through ``TextValueScanner`` and ``TextArgumentEmitter`` (shared with xmlFunction
-/// and minimaxM2). Rules (docs/formats.md):
+/// Values go through ``TextValueScanner`` and ``TextArgumentEmitter`` (shared with the
+/// tagged-functions family). Rules (docs/formats.md):
 ///
 /// - The name runs from the opener to a newline or the first tag; it is trimmed and announced
 ///   as soon as it ends. `<tool_call>get_time</tool_call>` is a call with `{}`; an empty

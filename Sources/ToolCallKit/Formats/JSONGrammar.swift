@@ -42,7 +42,7 @@ struct JSONGrammar: CallGrammar {
     let markers: [Marker] = [
         Marker("<tool_call>"),
         Marker("</tool_call>", kind: .stray),
-        Marker("{", condition: .whenToolsDeclared),
+        Marker("{", role: .bareObject, condition: .whenToolsDeclared),
     ]
     private static let endTags = MarkerSet(["</tool_call>"])
     let skipRule = SkipRule.through([Array("</tool_call>".utf8)])
@@ -62,7 +62,7 @@ struct JSONGrammar: CallGrammar {
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         pendingCall = nil
         inList = false
-        if marker == 2 {
+        if markers[marker].role == .bareObject {
             reader = CallObjectReader(at: at, streaming: false, maxDepth: context.maxDepth)
             state = .bare
             pos = at

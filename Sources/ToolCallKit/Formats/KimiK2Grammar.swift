@@ -52,8 +52,8 @@ struct KimiK2Grammar: CallGrammar {
     static let argumentBegin = "<|tool_call_argument_begin|>"
 
     let markers: [Marker] = [
-        Marker(KimiK2Grammar.sectionBegin),
-        Marker(KimiK2Grammar.callBegin),
+        Marker(KimiK2Grammar.sectionBegin, role: .section),
+        Marker(KimiK2Grammar.callBegin, role: .call),
         Marker(KimiK2Grammar.sectionEnd, kind: .stray),
         Marker(KimiK2Grammar.callEnd, kind: .stray),
         Marker(KimiK2Grammar.argumentBegin, kind: .stray),
@@ -88,7 +88,7 @@ struct KimiK2Grammar: CallGrammar {
         self.bodyStart = bodyStart
         callsSeen = 0
         pendingID = nil
-        inSection = marker == 0
+        inSection = markers[marker].role == .section
         state = inSection ? .section(from: bodyStart) : .id(start: bodyStart)
     }
 

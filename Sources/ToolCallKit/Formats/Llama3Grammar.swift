@@ -55,9 +55,9 @@ struct Llama3Grammar: CallGrammar {
     }
 
     let markers: [Marker] = [
-        Marker("<|python_tag|>"),
-        Marker("{", condition: .atStartOrWhenToolsDeclared),
-        Marker("[", condition: .atStartOrWhenToolsDeclared),
+        Marker("<|python_tag|>", role: .section),
+        Marker("{", role: .bareObject, condition: .atStartOrWhenToolsDeclared),
+        Marker("[", role: .bareList, condition: .atStartOrWhenToolsDeclared),
     ]
     private static let tag = MarkerSet(["<|python_tag|>"])
     let skipRule = SkipRule.before([Array("<|python_tag|>".utf8)])
@@ -78,17 +78,17 @@ struct Llama3Grammar: CallGrammar {
         self.atStart = atStart
         inList = false
         lastCallEnd = at
-        switch marker {
-        case 0:
-            state = .open
-            pos = bodyStart
-        case 1:
+        switch markers[marker].role {
+        case .bareObject:
             reader = CallObjectReader(at: at, streaming: false, maxDepth: context.maxDepth)
             state = .object(bare: true)
             pos = at
-        default:
+        case .bareList:
             inList = true
             state = .listElement(bare: true, first: true)
+            pos = bodyStart
+        case .section, .call, .none:
+            state = .open
             pos = bodyStart
         }
     }

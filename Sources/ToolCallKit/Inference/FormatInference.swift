@@ -2,8 +2,8 @@
 
 /// The format a model folder's files point to, and why.
 ///
-/// `format` is nil when the folder shows no format, or a format that is none of the ten (DeepSeek,
-/// Nemotron's `<TOOLCALL>`, gpt-oss Harmony): the evidence then says what was seen. Guessing
+/// `format` is nil when the folder shows no format, or a format this package does not parse:
+/// the evidence then says what was seen. Guessing
 /// wrong is the silent failure this exists to prevent, so there is no fallback format.
 public struct FormatInference: Sendable, Equatable {
     /// The inferred format, or nil.
@@ -40,7 +40,8 @@ extension ToolCallFormat {
     /// `chat_template`, a string or a list of named templates) matched against PCRE2 signatures,
     /// most specific first; added and special tokens; `config.json` and
     /// `generation_config.json`. The strongest signal wins and a disagreeing weaker one is named
-    /// as a conflict. A missing, unreadable or invalid file is noted and ignored, and so is
+    /// as a conflict. When none of them names a built-in format, a valid `response_template` in
+    /// `tokenizer_config.json` gives a format defined by it (``init(responseTemplate:)``). A missing, unreadable or invalid file is noted and ignored, and so is
     /// one that is not a regular file (a FIFO, a device) or is larger than the size read for
     /// it: 1 MiB for `config.json`, `generation_config.json`, `special_tokens_map.json` and
     /// `chat_template.json`, 512 KiB for `chat_template.jinja`, 8 MiB for
@@ -231,12 +232,16 @@ struct ModelFolderSignals {
             evidence.append("generation_config.json: read; it names no tool-call format")
         }
 
+        // 5. A response template, when no built-in format is recognised.
+        let template = responseTemplate(tokenizerConfig, builtIn: decided)
+
         for w in weaker where decided.map({ $0.verdict != w.verdict }) ?? false {
             evidence.append("conflict: \(w.source) suggests \(w.verdict.name); \(decided!.source) is stronger and wins")
         }
         if !missing.isEmpty {
             evidence.append("not present: " + missing.joined(separator: ", "))
         }
+        if let template { return FormatInference(format: template, evidence: evidence) }
         guard let decided else {
             evidence.append("no signal names a tool-call format")
             return FormatInference(format: nil, evidence: evidence)

@@ -1,11 +1,12 @@
 // ToolCallKit — the tables behind format inference: declarations, template signatures, tokens, configs.
 
-/// Chat-template signatures, most specific first.
+/// Chat-template signatures: each format declares its own with a rank (``InferenceDeclaration``),
+/// and they are tried lowest rank first across all formats.
 ///
-/// Order matters: a Qwen3-Coder template contains `<tool_call>` (the json signature) as well as
+/// Ranks matter: a Qwen3-Coder template contains `<tool_call>` (the json signature) as well as
 /// `<function=`, and a Gemma 4 template's `<|tool_call>` must not be read as another format's
-/// marker. Formats outside the ten come before the generic json and llama3 signatures, so a
-/// DeepSeek or Harmony template is named as such, never guessed as one of ours.
+/// marker. Formats this package does not parse come before the generic json and llama3
+/// signatures, so a Harmony template is named as such, never guessed as one of ours.
 ///
 /// A signature is literal text, searched for byte by byte, plus at most a check of what lies
 /// right after it: no regular expression, so nothing can give up at a backtracking limit
@@ -25,6 +26,7 @@ enum TemplateSignatures {
     }
 
     struct Signature: Sendable {
+        let rank: Int
         let verdict: Verdict
         /// Every probe must be found.
         let probes: [Probe]
@@ -36,32 +38,21 @@ enum TemplateSignatures {
         let description: String
     }
 
-    private static func sig(_ verdict: Verdict, _ what: String, _ probes: Probe...) -> Signature {
-        Signature(verdict: verdict, probes: probes, what: what)
-    }
-
-    static let table: [Signature] = [
-        sig(.format(.minimaxM2), "<minimax:tool_call>", .literal(["<minimax:tool_call>"])),
-        sig(.format(.gemma4), "<|tool_call> and <tool_call|>", .literal(["<|tool_call>"]), .literal(["<tool_call|>"])),
-        sig(.format(.gemma), "<start_function_call>", .literal(["<start_function_call>"])),
-        sig(.format(.glm4), "<arg_key>", .literal(["<arg_key>"])),
-        sig(.format(.lfm2), "<|tool_call_start|> or <|tool_list_start|>", .literal(["<|tool_call_start|>", "<|tool_list_start|>"])),
-        sig(.format(.xmlFunction), "<tool_call> then <function= (a real or escaped newline between)",
-            .adjacent("<tool_call>", "<function=")),
-        sig(.format(.xmlFunction), "<function=NAME> with <parameter=", .tagThen("<function=", "<parameter=")),
-        sig(.format(.kimiK2), "<|tool_calls_section_begin|>", .literal(["<|tool_calls_section_begin|>", "<|tool_call_argument_begin|>"])),
-        sig(.format(.mistral), "[TOOL_CALLS] with [ARGS] (name[ARGS]{json} syntax)", .literal(["[TOOL_CALLS]"]), .literal(["[ARGS]"])),
-        sig(.format(.mistral), "[TOOL_CALLS] without [ARGS] (JSON-list syntax)", .literal(["[TOOL_CALLS]"])),
-        sig(.foreign("DeepSeek <｜tool▁calls▁begin｜>"), "<｜tool▁calls▁begin｜>", .literal(["<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"])),
-        sig(.foreign("Nemotron <TOOLCALL>"), "<TOOLCALL>", .literal(["<TOOLCALL>"])),
-        sig(.foreign("gpt-oss Harmony"), "Harmony channels (<|channel|> / <|call|>)", .literal(["<|channel|>", "<|call|>"])),
-        sig(.format(.json), "<tool_call> (Hermes JSON)", .literal(["<tool_call>"])),
-        sig(.format(.kimiK2), "Kimi chat tokens <|im_middle|> (the original K2 template renders no call markers)",
-            .literal(["<|im_middle|>"])),
-        sig(.format(.llama3), "<|python_tag|> or the ipython environment", .literal(["<|python_tag|>", "Environment: ipython"])),
-        sig(.format(.llama3), "Llama 3 turns with a bare {\"name\", \"parameters\"} call",
-            .literal(["<|start_header_id|>"]), .literal(["\"parameters\""])),
+    /// Templates of formats this package does not parse: named as such, never guessed as one
+    /// of ours.
+    static let foreign: [Signature] = [
     ]
+
+    /// Every format's signatures and the foreign ones, by rank (the order of the formats breaks ties).
+    static let table: [Signature] = {
+        var all = foreign
+        for f in ToolCallFormat.allCases {
+            all += f.definition.inference.templates.map {
+                Signature(rank: $0.rank, verdict: .format(f), probes: $0.probes, what: $0.what)
+            }
+        }
+        return stableSorted(all, by: \.rank)
+    }()
 
     /// The first signature every probe of which is found in `text`.
     static func match(_ text: String) -> Hit? {
@@ -141,39 +132,30 @@ enum InferenceTables {
     static func declared(_ name: String) -> Verdict? {
         let n = name.lowercased().replacing("-", with: "_")
         if let f = ToolCallFormat(name: name) ?? ToolCallFormat(rawValue: n) { return .format(f) }
+        if let f = ToolCallFormat.allCases.first(where: { $0.definition.inference.parserNames.contains(n) }) {
+            return .format(f)
+        }
         switch n {
-        case "minimax", "minimax_m2": return .format(.minimaxM2)
-        case "gemma4": return .format(.gemma4)
-        case "function_gemma", "functiongemma", "gemma": return .format(.gemma)
-        case "glm4", "glm45", "glm47", "glm4_moe", "glm4.5": return .format(.glm4)
-        case "pythonic", "lfm2": return .format(.lfm2)
-        case "qwen3_coder", "qwen3_xml", "xml_function", "qwen35", "qwen3_5": return .format(.xmlFunction)
-        case "kimi_k2", "kimik2": return .format(.kimiK2)
-        case "mistral": return .format(.mistral)
-        case "json_tools", "json", "hermes", "qwen25", "qwen2_5", "qwen3": return .format(.json)
-        case "llama3_json", "llama3", "llama", "llama32", "llama3.2": return .format(.llama3)
-        case "gpt_oss", "harmony", "openai": return .foreign("gpt-oss Harmony")
-        case "deepseek_v3", "deepseek_v31", "deepseekv3", "deepseekv31": return .foreign("DeepSeek")
         default: return nil
         }
     }
 
     /// Token texts that name a format, most specific first.
-    static let tokenTable: [(token: String, verdict: Verdict)] = [
-        ("<minimax:tool_call>", .format(.minimaxM2)),
-        ("<|tool_call>", .format(.gemma4)),
-        ("<start_function_call>", .format(.gemma)),
-        ("<arg_key>", .format(.glm4)),
-        ("<|tool_call_start|>", .format(.lfm2)),
-        ("<|tool_list_start|>", .format(.lfm2)),
-        ("<|tool_calls_section_begin|>", .format(.kimiK2)),
-        ("[TOOL_CALLS]", .format(.mistral)),
-        ("<｜tool▁calls▁begin｜>", .foreign("DeepSeek <｜tool▁calls▁begin｜>")),
-        ("<TOOLCALL>", .foreign("Nemotron <TOOLCALL>")),
-        ("<|call|>", .foreign("gpt-oss Harmony")),
-        ("<|python_tag|>", .format(.llama3)),
-        ("<tool_call>", .format(.json)),
-    ]
+    static let tokenTable: [(token: String, verdict: Verdict)] = {
+        var all: [(rank: Int, token: String, verdict: Verdict)] = [
+        ]
+        for f in ToolCallFormat.allCases {
+            all += f.definition.inference.tokens.map { ($0.rank, $0.text, .format(f)) }
+        }
+        return stableSorted(all, by: \.rank).map { ($0.token, $0.verdict) }
+    }()
+
+    /// Every format's `model_type` rules, by rank.
+    static let modelTypeRules: [(rule: ModelTypeRule, format: ToolCallFormat)] = {
+        var all: [(rule: ModelTypeRule, format: ToolCallFormat)] = []
+        for f in ToolCallFormat.allCases { all += f.definition.inference.modelTypes.map { ($0, f) } }
+        return stableSorted(all) { $0.rule.rank }
+    }()
 
     static func tokenVerdict(_ tokens: [(text: String, source: String)]) -> (token: String, source: String, verdict: Verdict)? {
         for entry in tokenTable {
@@ -191,35 +173,26 @@ enum InferenceTables {
         }
         let t = mt.lowercased()
         let named = "model_type \"\(mt)\""
-        func prefix(_ p: String) -> Bool { t.hasPrefix(p) }
-        if prefix("lfm2") { return (.format(.lfm2), "\(named) → lfm2") }
-        if prefix("glm4") { return (.format(.glm4), "\(named) → glm4") }
-        if prefix("gemma4") { return (.format(.gemma4), "\(named) → gemma4") }
-        if prefix("minimax") { return (.format(.minimaxM2), "\(named) → minimax_m2") }
-        if prefix("kimi_k2") { return (.format(.kimiK2), "\(named) → kimi_k2") }
-        if prefix("mistral3") { return (.format(.mistral), "\(named) → mistral") }
-        if prefix("nemotron") || prefix("qwen3_5") || prefix("qwen3_next") {
-            return (.format(.xmlFunction), "\(named) → xml_function")
-        }
-        if t == "qwen3" || t == "qwen3_moe" || t == "qwen2" || t == "qwen2_moe" {
-            let also = t == "qwen3_moe" ? "; ambiguous: Qwen3-Coder shares qwen3_moe and writes xml_function" : ""
-            return (.format(.json), "\(named) → json, the family's default (no template or tokens to confirm it)\(also)")
+        for (rule, format) in modelTypeRules where rule.matches(t) {
+            if let why = rule.explain(t, c) { return (.format(format), "\(named) \(why)") }
         }
         if t == "llama" {
-            let vocab = c["vocab_size"]?.doubleValue ?? 0
-            let rope = c["rope_scaling"]?["rope_type"]?.stringValue
-            if vocab >= 128_000 || rope == "llama3" {
-                let why = vocab >= 128_000 ? "vocab_size \(Int(vocab))" : "rope_type llama3"
-                return (.format(.llama3), "\(named) with \(why) → llama3, the Llama 3 default (ambiguous: a fine-tune may use another template)")
-            }
             return (nil, "\(named) without a Llama 3 vocabulary or rope: Llama 2 / OpenLLaMA, no tool-call format")
         }
         if t == "deepseek_v3" {
-            return (nil, "\(named): DeepSeek V3's architecture (Kimi K2 builds on it too), no format by itself")
+            return (nil, "\(named): the architecture of DeepSeek V3, R1 and V3.1 and of Kimi K2, no format by itself (the chat template decides)")
         }
-        if prefix("gemma") {
+        if t.hasPrefix("gemma") {
             return (nil, "\(named): plain Gemma has no tool-call format (FunctionGemma is told by its tokens)")
         }
         return (nil, "\(named) names no tool-call format")
     }
+}
+
+/// `items` sorted by `key`, items with equal keys kept in their order.
+func stableSorted<T>(_ items: [T], by key: (T) -> Int) -> [T] {
+    items.enumerated().sorted { a, b in
+        let (ka, kb) = (key(a.element), key(b.element))
+        return ka != kb ? ka < kb : a.offset < b.offset
+    }.map(\.element)
 }

@@ -52,6 +52,9 @@ public struct PCRE2Error: Error, CustomStringConvertible, Sendable, Equatable {
         public static let utf = Options(rawValue: PCRE2_UTF | PCRE2_MATCH_INVALID_UTF)
         /// `$` matches only at the very end, not before a final newline (as in ECMA-262).
         public static let dollarEndOnly = Options(rawValue: PCRE2_DOLLAR_ENDONLY)
+        /// `\w`, `\d`, `\s`, `\b` and POSIX classes use Unicode properties (with ``utf``), as
+        /// Python's `re` and `regex` do for text patterns.
+        public static let ucp = Options(rawValue: PCRE2_UCP)
     }
 
     /// The pattern text.
@@ -108,6 +111,33 @@ public struct PCRE2Error: Error, CustomStringConvertible, Sendable, Equatable {
         var n: UInt32 = 0
         _ = unsafe pcre2_pattern_info_8(code, UInt32(PCRE2_INFO_CAPTURECOUNT), &n)
         return Int(n)
+    }
+
+    /// The named capture groups: name to group number.
+    public var namedGroups: [String: Int] {
+        var count: UInt32 = 0
+        var size: UInt32 = 0
+        _ = unsafe pcre2_pattern_info_8(code, UInt32(PCRE2_INFO_NAMECOUNT), &count)
+        _ = unsafe pcre2_pattern_info_8(code, UInt32(PCRE2_INFO_NAMEENTRYSIZE), &size)
+        guard count > 0, size > 2 else { return [:] }
+        var table: UnsafePointer<UInt8>? = nil
+        _ = unsafe pcre2_pattern_info_8(code, UInt32(PCRE2_INFO_NAMETABLE), &table)
+        guard let table = unsafe table else { return [:] }
+        var out: [String: Int] = [:]
+        for k in 0..<Int(count) {
+            // Each entry: the group number (two bytes, most significant first), then the
+            // NUL-terminated name, padded to the entry size.
+            let entry = unsafe table + k * Int(size)
+            let number = Int(unsafe entry[0]) << 8 | Int(unsafe entry[1])
+            var name: [UInt8] = []
+            var i = 2
+            while i < Int(size), unsafe entry[i] != 0 {
+                name.append(unsafe entry[i])
+                i += 1
+            }
+            out[String(decoding: name, as: UTF8.self)] = number
+        }
+        return out
     }
 
     /// A matcher for this pattern, with its own match data.
@@ -175,12 +205,15 @@ public struct PCRE2Error: Error, CustomStringConvertible, Sendable, Equatable {
     ///   - start: the offset to start at.
     ///   - partial: report a hard partial match when the subject ends inside a possible match
     ///     (for scanning a stream chunk by chunk; in UTF mode, hold back an unfinished character first).
+    ///   - notBOL: the subject's first byte is not the start of the text (`^` cannot match there).
     /// - Returns: the match, a partial match, or no match.
     /// - Throws: ``PCRE2Error`` when the match or depth limit was hit, or on another match error.
     ///
     /// The corresponding C function is `pcre2_match`.
-    public func match(_ subject: [UInt8], from start: Int = 0, partial: Bool = false) throws(PCRE2Error) -> Result {
-        let options: UInt32 = partial ? PCRE2_PARTIAL_HARD : 0
+    public func match(_ subject: [UInt8], from start: Int = 0, partial: Bool = false, notBOL: Bool = false)
+        throws(PCRE2Error) -> Result
+    {
+        let options: UInt32 = (partial ? PCRE2_PARTIAL_HARD : 0) | (notBOL ? PCRE2_NOTBOL : 0)
         let rc = unsafe subject.withUnsafeBufferPointer { buf in
             unsafe pcre2_match_8(
                 regex.code, buf.baseAddress ?? UnsafePointer(bitPattern: 1), buf.count, start, options, data,

@@ -14,9 +14,9 @@ extension CallRenderer {
     static func checkText(_ format: ToolCallFormat, _ text: String) throws(RenderError) {
         guard !text.isEmpty else { return }
         let bytes = Array(text.utf8)
-        let grammar = GrammarFactory.make(format, context: GrammarContext(format: format, tools: nil, maxDepth: 1))
+        let grammar = format.definition.makeGrammar(GrammarContext(format: format, tools: nil, maxDepth: 1))
         for marker in grammar.markers {
-            guard case .always = marker.condition else { continue }
+            guard case .always = marker.condition, !marker.candidate else { continue }
             if firstIndex(of: marker.bytes, in: bytes) != nil {
                 let m = String(decoding: marker.bytes, as: UTF8.self)
                 throw RenderError(index: nil, name: nil, reason: "it holds \(format.rawValue)'s marker \(m), which would be read as markup")
@@ -170,24 +170,13 @@ extension CallRenderer {
     // MARK: - Text-valued formats
 
     /// The tags of a text-valued format that the decoder looks for inside a value.
-    struct TextTags {
+    struct TextTags: Sendable {
         var tags: [[UInt8]]
         /// Names and keys are written between double quotes.
         var quotedNames: Bool
         /// glm4: the name ends at a newline and may not begin with `{`; keys end at `</arg_key>`.
         var glm: Bool
     }
-
-    static let xmlTags = TextTags(
-        tags: ["</parameter>", "<parameter=", "</function>", "<function=", "<tool_call>", "</tool_call>"].map { Array($0.utf8) },
-        quotedNames: false, glm: false)
-    static let minimaxTags = TextTags(
-        tags: ["</parameter>", "<parameter name=", "</invoke>", "<invoke name=", "<minimax:tool_call>", "</minimax:tool_call>"]
-            .map { Array($0.utf8) },
-        quotedNames: true, glm: false)
-    static let glmTags = TextTags(
-        tags: ["</arg_value>", "<arg_key>", "<arg_value>", "</arg_key>", "<tool_call>", "</tool_call>"].map { Array($0.utf8) },
-        quotedNames: false, glm: true)
 
     /// The first of `tags` that `bytes` holds.
     static func firstTag(in bytes: [UInt8], _ tags: TextTags) -> [UInt8]? {

@@ -58,8 +58,8 @@ extension ToolCallFormat {
     /// calls (newlines, indentation, wrapper and separators), so the bytes can go back into a
     /// prompt. Decoding the bytes with this format gives back the text and the calls: the same
     /// names, the same arguments as JSON values (keys in order) and, where the format carries
-    /// ids, the same ids. For the text-valued formats (`xml_function`, `glm4`, `minimax_m2`)
-    /// and for `lfm2`'s wrapper keys, "the same arguments" holds when the decoder is given tools
+    /// ids, the same ids. For the text-valued formats (the tagged-functions and key/value-tags
+    /// families) and for Python calls' wrapper keys, "the same arguments" holds when the decoder is given tools
     /// whose schemas state each argument's type, as a server that renders earlier calls has
     /// them: a string `"3"` is written as `3` in those formats, which reads as a number without
     /// a schema. ``ToolSet/typing(_:)`` builds such tools from the calls.

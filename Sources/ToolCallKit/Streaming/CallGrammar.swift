@@ -24,14 +24,35 @@ struct Marker: Sendable {
         case reasoningOpen(pair: Int)
     }
 
+    /// What a start marker opens, for the grammar (a grammar asks a marker's role, never its
+    /// position in ``CallGrammar/markers``).
+    enum Role: Sendable, Equatable {
+        /// A section or wrapper that holds calls (`<tool_call>`, `<|tool_calls_section_begin|>`).
+        case section
+        /// One call, or a block that is one call without the wrapper (`<function=`).
+        case call
+        /// A bare JSON call object in the text (`{`).
+        case bareObject
+        /// A bare list of calls in the text (`[`).
+        case bareList
+        /// Not a start marker (stray and reasoning markers).
+        case none
+    }
+
     var bytes: [UInt8]
     var kind: Kind = .start
     var condition: Condition = .always
+    var role: Role
+    /// A match may turn out to be text (a bare `[` counts only when a call follows), so text
+    /// that holds the marker is not refused by rendering on that ground alone.
+    var candidate = false
 
-    init(_ text: String, kind: Kind = .start, condition: Condition = .always) {
+    /// A marker; a start marker's role defaults to `.section`, any other's is `.none`.
+    init(_ text: String, kind: Kind = .start, role: Role? = nil, condition: Condition = .always) {
         self.bytes = Array(text.utf8)
         self.kind = kind
         self.condition = condition
+        if case .start = kind { self.role = role ?? .section } else { self.role = .none }
     }
 }
 
@@ -48,13 +69,21 @@ struct GrammarContext: Sendable {
     var format: ToolCallFormat
     var tools: ToolSet?
     var maxDepth: Int
+    /// The end of the prompt (``ToolCallDecoder/Options/prompt``).
+    var prompt: [UInt8] = []
 }
 
 /// What a grammar reports, in source order. Offsets are absolute stream offsets.
 ///
 /// A call is reported as `start`, any number of `delta`s, then one `accept` or `reject`.
-/// `accept`, `reject`, `markup` and `text` each account for the bytes from the previous such
-/// action (or the frame's first byte) up to `end`.
+/// `accept`, `reject`, `markup`, `text` and `reasoning` each account for the bytes from the
+/// previous such action (or the frame's first byte) up to `end`.
+///
+/// Most grammars parse one call frame and leave text and reasoning to the decoder. A format
+/// whose whole output is framed (Harmony's messages, each with a channel) reports the regions
+/// itself: `text` for a content body, `reasoning` for a reasoning body, `markup` for headers
+/// and terminators. A grammar that reports `text` or `reasoning` while the frame goes on ends
+/// each piece on a UTF-8 boundary (the end of the stream excepted), as the decoder does.
 enum GrammarAction: Sendable {
     /// A call's name is known (and, when the format carries one, the model's id).
     case start(name: String, id: String?)
@@ -66,8 +95,20 @@ enum GrammarAction: Sendable {
     case reject(RejectedToolCall.Reason, detail: String, end: Int)
     /// Markup that yields no call and is no error.
     case markup(end: Int)
-    /// The bytes were not markup after all: plain text.
+    /// Plain text: bytes that were not markup after all, or a content body the format frames.
     case text(end: Int)
+    /// The model's reasoning (a reasoning body the format frames): a `reasoning` event with
+    /// reasoning separation on, plain text with it off. The bytes are the reasoning text; the
+    /// markup around it is reported apart.
+    case reasoning(end: Int)
+}
+
+/// What a grammar that owns the stream (``CallGrammar/ownsStream``) reports: the actions of
+/// any grammar, and reasoning text, which such a grammar finds itself.
+enum StreamAction: Sendable {
+    case action(GrammarAction)
+    /// Reasoning text up to `end` (its text is its raw bytes; anchors are `markup`).
+    case reasoning(end: Int)
 }
 
 /// Where a grammar stopped.
@@ -142,9 +183,19 @@ struct PassThrough: Sendable {
 protocol CallGrammar: Sendable {
     /// The literals that start (or stray into) markup for this format.
     var markers: [Marker] { get }
+    /// Whether the grammar parses the whole stream as one frame that begins at its first byte
+    /// (a response template: regions, not start markers, structure the output). Such a grammar
+    /// reports text and reasoning itself, never finishes its frame, and the decoder adds no
+    /// reasoning markers of its own. The decoder calls ``scanStream(_:context:isFinal:actions:)``
+    /// after every chunk and at the end, instead of the frame methods.
+    var ownsStream: Bool { get }
+    /// For a grammar that owns the stream: consumes the bytes received since the last call
+    /// (all of them when `isFinal`, which accounts for every remaining byte).
+    mutating func scanStream(_ w: ByteWindow, context: GrammarContext, isFinal: Bool, actions: inout [StreamAction])
     /// How to skip the rest of a call past the size cap.
     var skipRule: SkipRule { get }
     /// A frame begins: `markers[marker]` matched at `at`, and its body starts at `bodyStart`.
+    /// (A grammar tells its start markers apart by ``Marker/role``.)
     /// `atStart` tells whether no visible text came before it (the start of the output).
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext)
     /// Consumes the bytes received since the last call.
@@ -161,6 +212,10 @@ protocol CallGrammar: Sendable {
 }
 
 extension CallGrammar {
+    var ownsStream: Bool { false }
+    mutating func scanStream(_ w: ByteWindow, context: GrammarContext, isFinal: Bool, actions: inout [StreamAction]) {
+        preconditionFailure("scanStream on a grammar that does not own the stream")
+    }
     func passThrough(at end: Int) -> PassThrough? { nil }
     mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
         preconditionFailure("takePassThrough without passThrough")

@@ -45,6 +45,10 @@ public struct ToolCallDecoder: Sendable {
         /// clients must never see part of a call that is then rejected (with ``validate``, or
         /// tools that change state).
         public var wholeCalls: Bool = false
+        /// The end of the prompt the model continues, for formats whose parsing depends on it
+        /// (a response template's start anchor: the prompt may leave the model inside a region,
+        /// such as a prefilled `<think>`). Its bytes are context and produce no events.
+        public var prompt: [UInt8] = []
 
         public init(
             rawSpans: Bool = false, idSeed: UInt64? = nil, maxCallBytes: Limit = .defaultCallBytes,
@@ -103,6 +107,8 @@ public struct ToolCallDecoder: Sendable {
     private let callCap: Int
 
     private var grammar: any CallGrammar
+    /// The grammar parses the whole stream (a response template).
+    private let ownsStream: Bool
     /// The markers that can match before any visible text (all whose condition can hold), and
     /// after it (those that hold anywhere); each with its indexes into `markers`.
     private let startSet: MarkerSet
@@ -126,6 +132,7 @@ public struct ToolCallDecoder: Sendable {
     private var rejectedCount = 0
     private var events: [ToolCallEvent] = []
     private var actions: [GrammarAction] = []
+    private var streamActions: [StreamAction] = []
     /// Close markers (index = pair), then the call markers that end a block.
     private let reasoningSet: MarkerSet
     private let reasoningCloseCount: Int
@@ -168,11 +175,14 @@ public struct ToolCallDecoder: Sendable {
         self.options = options
         self.callCap = options.maxCallBytes.count
         self.validation = options.validate ? tools?.compilingValidatorsLeniently() : nil
-        self.context = GrammarContext(format: format, tools: tools, maxDepth: min(options.maxDepth.count, Self.deepestNesting))
-        self.grammar = GrammarFactory.make(format, context: context)
+        self.context = GrammarContext(
+            format: format, tools: tools, maxDepth: min(options.maxDepth.count, Self.deepestNesting), prompt: options.prompt)
+        self.grammar = format.definition.makeGrammar(context)
+        let ownsStream = grammar.ownsStream
+        self.ownsStream = ownsStream
         var markers = grammar.markers
-        let syntax = ReasoningSyntax.of(format)
-        if options.reasoning {
+        let syntax = format.definition.reasoning
+        if options.reasoning && !ownsStream {
             // Open markers start blocks; an orphan close marker stays text (no tool-call markup).
             for (k, pair) in syntax.pairs.enumerated() {
                 markers.append(Marker(pair.open, kind: .reasoningOpen(pair: k)))
@@ -183,7 +193,7 @@ public struct ToolCallDecoder: Sendable {
         }
         self.reasoningCloseCount = syntax.pairs.count
         // Only needed when the stream starts inside a block (an idle decoder stays small).
-        self.reasoningOpeners = MarkerSet(options.reasoningOpen ? syntax.pairs.map(\.open) : [])
+        self.reasoningOpeners = MarkerSet(options.reasoningOpen && !ownsStream ? syntax.pairs.map(\.open) : [])
         self.markers = markers
         var startIndexes: [Int] = []
         var laterIndexes: [Int] = []
@@ -208,8 +218,12 @@ public struct ToolCallDecoder: Sendable {
         self.startIndexes = startIndexes
         self.laterSet = MarkerSet(laterIndexes.map { markers[$0].bytes })
         self.laterIndexes = laterIndexes
-        if options.reasoningOpen { self.mode = .reasoning(pair: nil) }
+        if options.reasoningOpen && !ownsStream { self.mode = .reasoning(pair: nil) }
         self.ids = CallIDGenerator(seed: options.idSeed)
+        if ownsStream {
+            grammar.begin(marker: 0, at: 0, bodyStart: 0, atStart: true, context: context)
+            mode = .frame
+        }
     }
 
     /// Consumes the next chunk of the stream.
@@ -353,6 +367,11 @@ public struct ToolCallDecoder: Sendable {
         restoreCarry()
         run(isFinal: true)
         switch mode {
+        case .frame where ownsStream:
+            // Everything, however long: the grammar rejects an oversized region itself.
+            grammar.scanStream(window, context: context, isFinal: true, actions: &streamActions)
+            applyStream()
+            closeFrame(at: window.received, reason: .incomplete)
         case .frame:
             actions.removeAll(keepingCapacity: true)
             window.limit = cut + callCap
@@ -410,6 +429,18 @@ public struct ToolCallDecoder: Sendable {
                 guard scanText(isFinal: isFinal) else { return }
             case .reasoning(let pair):
                 guard scanReasoning(pair: pair, isFinal: isFinal) else { return }
+            case .frame where ownsStream:
+                // The grammar sees at most the cap's worth of bytes past the last event; it
+                // goes on while that showed it less than was received and it made progress.
+                while true {
+                    let before = cut
+                    let limit = cut + callCap
+                    window.limit = limit
+                    grammar.scanStream(window, context: context, isFinal: false, actions: &streamActions)
+                    window.limit = .max
+                    applyStream()
+                    guard limit < window.received, cut > before else { return }
+                }
             case .frame:
                 if passRun != nil {
                     if passEnd > passFrom { grammar.takePassThrough(passEnd - passFrom, window) }
@@ -442,7 +473,7 @@ public struct ToolCallDecoder: Sendable {
                     mode = .text
                     // A large frame leaves large buffers in the grammar's readers: a fresh
                     // grammar releases them, so an idle stream holds no more than a new one.
-                    if at - frameStart > Self.releaseAfterBytes { grammar = GrammarFactory.make(format, context: context) }
+                    if at - frameStart > Self.releaseAfterBytes { grammar = format.definition.makeGrammar(context) }
                 case .skip:
                     mode = .skipping(grammar.skipRule)
                 }
@@ -581,45 +612,64 @@ public struct ToolCallDecoder: Sendable {
 
     // MARK: - Applying grammar actions
 
-    private mutating func apply() {
-        for action in actions {
-            switch action {
-            case .start(let name, let proposedID):
-                if let tools, !tools.declares(name) {
-                    current = .undeclared(name: name)
-                } else if options.wholeCalls {
-                    // Announced only once accepted; the index is taken then, so the indexes a
-                    // client sees have no gaps.
-                    current = .started(index: -1, id: ids.id(for: format, proposed: proposedID), name: name)
-                    heldArguments.removeAll(keepingCapacity: false)
-                } else {
-                    let id = ids.id(for: format, proposed: proposedID)
-                    current = .started(index: nextIndex, id: id, name: name)
-                    events.append(.toolCallStart(index: nextIndex, id: id, name: name))
-                    nextIndex += 1
-                }
-            case .delta(let fragment):
-                if case .started(let index, _, _) = current, !fragment.isEmpty {
-                    if options.wholeCalls {
-                        // From the fragment's own bytes: `utf8` would make an array per delta.
-                        unsafe fragment.withUnsafeBytes { unsafe heldArguments.append(contentsOf: $0) }
-                    } else {
-                        events.append(.toolCallDelta(index: index, arguments: fragment))
-                    }
-                }
-            case .accept(let arguments, let end):
-                accept(arguments, end: end)
-            case .reject(let reason, let detail, let end):
-                // A rejection accounts for bytes: with no call open and nothing since the last
-                // event (a call list cut off right where the next start marker begins), there
-                // is nothing to reject.
-                if case .none = current, end <= cut { continue }
-                reject(reason, detail: detail, end: end)
-            case .markup(let end):
-                emitMarkup(upTo: end)
-            case .text(let end):
-                emitText(upTo: end)
+    /// Applies what a grammar that owns the stream reported.
+    private mutating func applyStream() {
+        for item in streamActions {
+            switch item {
+            case .action(let action):
+                apply(action)
+            case .reasoning(let end):
+                guard end > cut else { continue }
+                events.append(.reasoning(EventText(window.slice(cut..<end)), raw: options.rawSpans ? window.bytes(cut..<end) : nil))
+                cut = end
             }
+        }
+        streamActions.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func apply() {
+        for action in actions { apply(action) }
+    }
+
+    private mutating func apply(_ action: GrammarAction) {
+        switch action {
+        case .start(let name, let proposedID):
+            if let tools, !tools.declares(name) {
+                current = .undeclared(name: name)
+            } else if options.wholeCalls {
+                // Announced only once accepted; the index is taken then, so the indexes a
+                // client sees have no gaps.
+                current = .started(index: -1, id: ids.id(style: format.definition.ids, proposed: proposedID), name: name)
+                heldArguments.removeAll(keepingCapacity: false)
+            } else {
+                let id = ids.id(style: format.definition.ids, proposed: proposedID)
+                current = .started(index: nextIndex, id: id, name: name)
+                events.append(.toolCallStart(index: nextIndex, id: id, name: name))
+                nextIndex += 1
+            }
+        case .delta(let fragment):
+            if case .started(let index, _, _) = current, !fragment.isEmpty {
+                if options.wholeCalls {
+                    // From the fragment's own bytes: `utf8` would make an array per delta.
+                    unsafe fragment.withUnsafeBytes { unsafe heldArguments.append(contentsOf: $0) }
+                } else {
+                    events.append(.toolCallDelta(index: index, arguments: fragment))
+                }
+            }
+        case .accept(let arguments, let end):
+            accept(arguments, end: end)
+        case .reject(let reason, let detail, let end):
+            // A rejection accounts for bytes: with no call open and nothing since the last
+            // event (a call list cut off right where the next start marker begins), there
+            // is nothing to reject.
+            if case .none = current, end <= cut { return }
+            reject(reason, detail: detail, end: end)
+        case .markup(let end):
+            emitMarkup(upTo: end)
+        case .text(let end):
+            emitText(upTo: end)
+        case .reasoning(let end):
+            if options.reasoning { emitFramedReasoning(upTo: end) } else { emitText(upTo: end) }
         }
     }
 
@@ -741,7 +791,7 @@ public struct ToolCallDecoder: Sendable {
         guard ended else { return false }
         if stop > cut { reject(.tooLarge, detail: "skipped part of an oversized call", end: stop) }
         mode = .text
-        grammar = GrammarFactory.make(format, context: context)
+        grammar = format.definition.makeGrammar(context)
         return true
     }
 
@@ -767,6 +817,15 @@ public struct ToolCallDecoder: Sendable {
         let text = EventText(end > textStart ? window.slice(textStart..<end) : [])
         events.append(.reasoning(text, raw: options.rawSpans ? window.bytes(cut..<rawEnd) : nil))
         cut = rawEnd
+    }
+
+    /// Emits the bytes up to `end` as reasoning that a grammar reported (a reasoning body the
+    /// format frames itself): its text is its raw, the markup around it is reported apart.
+    private mutating func emitFramedReasoning(upTo end: Int) {
+        guard end > cut else { return }
+        let slice = window.slice(cut..<end)
+        events.append(.reasoning(EventText(slice), raw: options.rawSpans ? Array(slice) : nil))
+        cut = end
     }
 
     private mutating func emitMarkup(upTo end: Int) {

@@ -336,7 +336,7 @@ struct SchemaCompiler {
         var current = root
         var prefix = "#"
         for raw in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            let step = raw.replacingOccurrences("~1", "/").replacingOccurrences("~0", "~")
+            let step = JSONPointer.unescape(raw)
             switch current {
             case .object(let members):
                 let next: JSONValue?
@@ -366,18 +366,7 @@ struct SchemaCompiler {
     // MARK: - Pointers
 
     /// `~` and `/` escaped for a JSON Pointer step.
-    static func escape(_ key: String) -> String {
-        guard key.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return key }
-        var out = ""
-        for c in key.unicodeScalars {
-            switch c {
-            case "~": out += "~0"
-            case "/": out += "~1"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    static func escape(_ key: String) -> String { JSONPointer.escape(key) }
 
     /// A `$ref` fragment with percent-escapes decoded (`#/$defs/a%20b` → `#/$defs/a b`).
     static func normalize(_ ref: String) -> String {
@@ -414,7 +403,7 @@ struct SchemaCompiler {
         guard path.hasPrefix("/") else { return nil }
         var current = root
         for raw in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            let step = raw.replacingOccurrences("~1", "/").replacingOccurrences("~0", "~")
+            let step = JSONPointer.unescape(raw)
             switch current {
             case .object:
                 guard let next = current[step] else { return nil }
@@ -427,22 +416,5 @@ struct SchemaCompiler {
             }
         }
         return current
-    }
-}
-
-extension StringProtocol {
-    /// `self` with every `target` replaced (no Foundation in the library).
-    fileprivate func replacingOccurrences(_ target: String, _ replacement: String) -> String {
-        let s = String(self)
-        guard s.contains(target) else { return s }
-        var out = ""
-        var rest = Substring(s)
-        while let r = rest.firstRange(of: target) {
-            out += rest[..<r.lowerBound]
-            out += replacement
-            rest = rest[r.upperBound...]
-        }
-        out += rest
-        return out
     }
 }

@@ -620,14 +620,7 @@ private struct ValidationRun {
             s += "/"
             switch p {
             case .index(let i): s += String(i)
-            case .key(let k):
-                for c in k.unicodeScalars {
-                    switch c {
-                    case "~": s += "~0"
-                    case "/": s += "~1"
-                    default: s.unicodeScalars.append(c)
-                    }
-                }
+            case .key(let k): s += JSONPointer.escape(k)
             }
         }
         return s

@@ -204,8 +204,19 @@ struct ParsedCallObject: Sendable {
     var hasArgumentsKey: Bool
 }
 
-/// Reads one call object incrementally: `{"name": S, "arguments"|"parameters": V, "id": S}`,
-/// or the OpenAI envelope `{"id", "type", "function": {"name", "arguments"}}`.
+/// The key names a call object uses for its name, arguments and id.
+struct CallObjectKeys: Sendable {
+    var name: Set<String>
+    var arguments: Set<String>
+    var id: Set<String>
+
+    /// `{"name", "arguments"|"parameters", "id"}`, what most templates write.
+    static let standard = CallObjectKeys(name: ["name"], arguments: ["arguments", "parameters"], id: ["id"])
+}
+
+/// Reads one call object incrementally: `{"name": S, "arguments"|"parameters": V, "id": S}`
+/// (other key names by ``CallObjectKeys``), or the OpenAI envelope
+/// `{"id", "type", "function": {"name", "arguments"}}`.
 ///
 /// With `streaming` on it reports `start` as soon as the name is known and the arguments
 /// object begins, then the arguments' bytes as deltas while they arrive. With it off (a bare
@@ -235,10 +246,12 @@ struct CallObjectReader: Sendable {
     private var argsValue: CanonicalJSON?
     private var streamer: RawDeltaStreamer?
     private(set) var started = false
+    private let keys: CallObjectKeys
 
-    init(at pos: Int, streaming: Bool, maxDepth: Int) {
+    init(at pos: Int, streaming: Bool, maxDepth: Int, keys: CallObjectKeys = .standard) {
         self.pos = pos
         self.streaming = streaming
+        self.keys = keys
         // Every reported member is taken out of the call object's text as it ends: the
         // object itself is never needed, and its arguments are then held once.
         self.reader = JSONTextReader(reportDepth: 1, maxDepth: maxDepth)
@@ -261,7 +274,7 @@ struct CallObjectReader: Sendable {
         streamer?.takeForwarded(count, w, reader: &reader, pos: &pos)
     }
 
-    private static func isArgumentsKey(_ k: String?) -> Bool { k == "arguments" || k == "parameters" }
+    private func isArgumentsKey(_ k: String?) -> Bool { k.map(keys.arguments.contains) ?? false }
 
     mutating func advance(_ w: ByteWindow, actions: inout [GrammarAction]) -> Result {
         while true {
@@ -281,7 +294,7 @@ struct CallObjectReader: Sendable {
                 if depth == 1 && key == "function" && w[at] == UInt8(ascii: "{") && name == nil {
                     callDepth = 2
                     reader.reportDepth = 2
-                } else if depth == callDepth && CallObjectReader.isArgumentsKey(key) && argsStart == nil {
+                } else if depth == callDepth && isArgumentsKey(key) && argsStart == nil {
                     argsStart = at
                     if streaming, let name, w[at] == UInt8(ascii: "{") {
                         actions.append(.start(name: name, id: id))
@@ -295,13 +308,13 @@ struct CallObjectReader: Sendable {
                 guard let key else { continue }
                 if depth == callDepth {
                     switch key {
-                    case "name":
+                    case let k where keys.name.contains(k):
                         let s = reader.detachReportedString()
                         if name == nil, let s { name = s }
-                    case "id":
+                    case let k where keys.id.contains(k):
                         let s = reader.detachReportedString()
                         if id == nil, let s { id = s }
-                    case let k where CallObjectReader.isArgumentsKey(k):
+                    case let k where isArgumentsKey(k):
                         if argsEnd == nil {
                             argsEnd = end
                             argsValue = reader.detachReported()

@@ -336,6 +336,10 @@ struct PythonCallReader: Sendable {
                     continue
                 }
                 let (v, isWord) = PythonCallReader.bareValue(w.slice(start..<pos))
+                if case .number(let n) = v, PythonCallReader.overflowsFloat(n) {
+                    // Python reads `1e999` as infinity, which JSON cannot carry.
+                    return .error("the float literal \(n) overflows to infinity", at: start)
+                }
                 if let r = finishValue(v, spelling: isWord ? .word : .literal, w, actions: &actions) { return r }
             case .string(let quote, let raw):
                 var i = pos
@@ -825,6 +829,13 @@ struct PythonCallReader: Sendable {
             if let n = pythonNumber(t) { return (.number(n), false) }
             return (.string(text), true)
         }
+    }
+
+    /// Whether the number text is a float literal (a fraction or an exponent) that Python
+    /// reads as infinity. (Integers are exact at any size.)
+    static func overflowsFloat(_ n: String) -> Bool {
+        guard n.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) else { return false }
+        return Double(n).map { $0.isInfinite } ?? false
     }
 
     /// The canonical JSON text of a Python number literal (`07` → `7`, `1_000` → `1000`,

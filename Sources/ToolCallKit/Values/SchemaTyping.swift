@@ -2,7 +2,7 @@
 
 /// Turns an argument written as text into a typed JSON value.
 ///
-/// Formats whose values arrive as text (xmlFunction, glm4, minimaxM2), and escaped Gemma values
+/// Formats whose values arrive as text (the tagged-functions and key/value-tags families), and escaped Gemma values
 /// narrowed by a schema, share this one policy:
 ///
 /// - With a schema: `string` keeps the text exactly (never JSON-decoded); `integer`, `number`
@@ -31,7 +31,9 @@ enum SchemaTyping {
         guard let schema, schema.isObject else { return [] }
         var out: [String] = []
         func add(_ t: String) {
-            let name = t == "float" ? "number" : t
+            // Python's type names, which some tool definitions use.
+            let name = ["float": "number", "str": "string", "int": "integer", "bool": "boolean",
+                        "dict": "object", "list": "array"][t] ?? t
             if !out.contains(name) { out.append(name) }
         }
         switch schema["type"] {

@@ -1,4 +1,4 @@
-// ToolCallKit — streaming and typing text-valued arguments (xmlFunction, glm4, minimaxM2).
+// ToolCallKit — streaming and typing text-valued arguments (the tagged-functions and key/value-tags families).
 
 /// Builds one call's arguments from `key → text` pairs and streams them as `delta` JSON text.
 ///
@@ -59,11 +59,19 @@ struct TextArgumentEmitter: Sendable {
     var hasValues: Bool { began > 0 }
 
     /// A value for `key` begins; `schema` is the argument's schema when the tool declares it.
-    mutating func beginValue(key: String, tool: ToolDefinition?, actions: inout [GrammarAction]) {
+    /// `asString`: the format marks the value as a string (DSML's `string="true"`): it is one
+    /// unless the schema admits no string.
+    mutating func beginValue(key: String, tool: ToolDefinition?, asString: Bool = false, actions: inout [GrammarAction]) {
+        beginValue(key: key, schema: tool?.typingSchema(forArgument: key), asString: asString, actions: &actions)
+    }
+
+    /// A value for `key` begins, typed by `schema` (`{"type": ...}`; nil: the no-schema rule).
+    /// For formats whose wire says more than the tool's schema (Kimi K3's `type` attribute).
+    mutating func beginValue(key: String, schema: JSONValue?, asString: Bool = false, actions: inout [GrammarAction]) {
         self.key = key
-        let schema = tool?.typingSchema(forArgument: key)
         self.schema = schema
-        let types = SchemaTyping.types(of: schema)
+        var types = SchemaTyping.types(of: schema)
+        if asString && (types.isEmpty || types.contains("string")) { types = ["string"] }
         typed = !types.isEmpty
         buffer.removeAll(keepingCapacity: true)
         text.removeAll(keepingCapacity: true)
@@ -203,6 +211,35 @@ struct TextArgumentEmitter: Sendable {
         buffer.removeAll(keepingCapacity: true)
         if text.capacity > 4096 { text = [] } else { text.removeAll(keepingCapacity: true) }
     }
+
+    /// A whole value for `key`, already typed (a nested element tree): emitted at once.
+    mutating func addValue(key: String, _ value: JSONValue, actions: inout [GrammarAction]) {
+        var out: [UInt8] = [UInt8(ascii: began == 0 ? "{" : ",")]
+        JSONValue.writeString(key, to: &out)
+        out.append(UInt8(ascii: ":"))
+        value.write(to: &out)
+        began += 1
+        emit(out, actions: &actions)
+        if members.depth == 0 { members.beginObject() }
+        members.key(key)
+        members.value(value)
+        memberKeys.insert(key)
+    }
+
+    /// A value for `key` that does not fit its schema: the call will be `invalid_arguments`.
+    mutating func addMismatch(_ detail: String) {
+        errors.append(detail)
+        silent = true
+    }
+
+    /// A value nested deeper than the cap: the call will be `too_large`.
+    mutating func markTooDeep() {
+        tooDeep = true
+        silent = true
+    }
+
+    /// Whether `key` was given already in this call.
+    func hasMember(_ key: String) -> Bool { memberKeys.contains(key) }
 
     /// The call ended: its arguments, or the `invalid_arguments` detail.
     mutating func finishCall(actions: inout [GrammarAction]) -> Result<CanonicalJSON, ArgumentsMismatch> {

@@ -32,8 +32,8 @@
  * `toolcall decode` with `_` for `-`. Unknown keys, wrong types and contradictions are
  * refused (a typo is never silently ignored):
  *
- *   "format"          string, required unless "model" is given: json, lfm2, xml_function,
- *                     glm4, gemma, gemma4, kimi_k2, minimax_m2, mistral, llama3 (the case
+ *   "format"          string, required unless "model" is given: a format's raw name, as
+ *                     `toolcall formats` lists them (json, xml_function, ...; the case
  *                     spelling, such as "xmlFunction", is accepted too)
  *   "model"           string: a Hugging Face model folder; the format is inferred from it,
  *                     its tokenizer.json is the default "tokenizer", and its name is the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ToolCallKit
+import ToolCallKitTestSupport
 
 /// One call in each format's wire syntax, for the tables below.
 enum WireCall {
@@ -22,17 +23,47 @@ enum WireCall {
             return "<minimax:tool_call>\n<invoke name=\"\(name)\">\n<parameter name=\"\(key)\">\(value)</parameter>\n</invoke>\n</minimax:tool_call>"
         case .mistral: return "[TOOL_CALLS]\(name)[ARGS]{\"\(key)\":\(value)}"
         case .llama3: return "<|python_tag|>{\"name\":\"\(name)\",\"parameters\":{\"\(key)\":\(value)}}"
+        case .pythonic: return "<|python_start|>[\(name)(\(key)=\(value))]<|python_end|>"
+        case .granite: return "<|tool_call|>[{\"name\":\"\(name)\",\"arguments\":{\"\(key)\":\(value)}}]"
+        case .nemotron: return "<TOOLCALL>[{\"name\":\"\(name)\",\"arguments\":{\"\(key)\":\(value)}}]</TOOLCALL>"
+        case .phi4Mini: return "functools[{\"name\":\"\(name)\",\"arguments\":{\"\(key)\":\(value)}}]"
+        case .cohere:
+            return "<|START_ACTION|>[{\"tool_call_id\":\"0\",\"tool_name\":\"\(name)\",\"parameters\":{\"\(key)\":\(value)}}]<|END_ACTION|>"
+        case .harmony:
+            return "<|start|>assistant to=functions.\(name)<|channel|>commentary json<|message|>{\"\(key)\":\(value)}<|call|>"
+        case .deepseekV3:
+            return "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>\(name)\n```json\n{\"\(key)\":\(value)}\n```"
+                + "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+        case .deepseekV31:
+            return "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>\(name)<｜tool▁sep｜>{\"\(key)\":\(value)}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+        case .deepseekV32:
+            return "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"\(name)\">\n<｜DSML｜parameter name=\"\(key)\" string=\"false\">\(value)"
+                + "</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+        case .seedOss:
+            return "<seed:tool_call>\n<function=\(name)>\n<parameter=\(key)>\(value)</parameter>\n</function>\n</seed:tool_call>"
+        case .kimiK3:
+            return "<|open|>tools<|sep|><|open|>call tool=\"\(name)\" index=\"1\"<|sep|><|open|>argument key=\"\(key)\"<|sep|>"
+                + "\(value)<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"
+        case .minimaxM3:
+            let ns = "]<]minimax[>["
+            return "\(ns)<tool_call>\n\(ns)<invoke name=\"\(name)\">\(ns)<\(key)>\(value)\(ns)</\(key)>\(ns)</invoke>\n\(ns)</tool_call>"
+        default:
+            Issue.record("WireCall has no spelling for \(format.rawValue): add one")
+            return ""
         }
     }
 
     /// A string argument: quoted where the format quotes strings, bare where values are text.
     static func string(_ format: ToolCallFormat, _ s: String) -> String {
         switch format {
-        case .json, .kimiK2, .mistral, .llama3: return "\"\(s)\""
-        case .lfm2: return "'\(s)'"
+        case .json, .kimiK2, .mistral, .llama3, .granite, .nemotron, .phi4Mini, .cohere, .harmony, .deepseekV3, .deepseekV31: return "\"\(s)\""
+        case .lfm2, .pythonic: return "'\(s)'"
         case .gemma: return "<escape>\(s)<escape>"
         case .gemma4: return "<|\"|>\(s)<|\"|>"
-        case .xmlFunction, .glm4, .minimaxM2: return s
+        case .xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss, .kimiK3, .minimaxM3: return s
+        default:
+            Issue.record("WireCall has no string spelling for \(format.rawValue): add one")
+            return s
         }
     }
 

@@ -9,7 +9,7 @@ struct BoundedMemoryTests {
         var seen = Set<String>()
         for k in 0..<5_000 {
             // Every third call proposes an id that repeats: passed through only while remembered.
-            let id = ids.id(for: format, proposed: k % 3 == 0 ? "call_\(k % 30)" : nil)
+            let id = ids.id(style: format.definition.ids, proposed: k % 3 == 0 ? "call_\(k % 30)" : nil)
             #expect(seen.insert(id).inserted, "id \(id) repeated at call \(k)")
             #expect(id.hasPrefix("call_") || format == .mistral)
             #expect(format != .mistral || id.utf8.count == 9 || id.hasPrefix("call_"))
@@ -20,9 +20,9 @@ struct BoundedMemoryTests {
     func seededSequenceUnchanged() {
         var a = CallIDGenerator(seed: 42)
         var b = CallIDGenerator(seed: 42, remembered: 1 << 30)
-        for _ in 0..<100 { #expect(a.id(for: .json, proposed: nil) == b.id(for: .json, proposed: nil)) }
+        for _ in 0..<100 { #expect(a.id(style: .openAI, proposed: nil) == b.id(style: .openAI, proposed: nil)) }
         var c = CallIDGenerator(seed: 42)
-        #expect(c.id(for: .json, proposed: nil) == "call_Z72syU7mdWNy8nconrjSmFB5")
+        #expect(c.id(style: .openAI, proposed: nil) == "call_Z72syU7mdWNy8nconrjSmFB5")
     }
 
     @Test("after a large call the decoder holds no more input storage than a fresh one needs", arguments: [ToolCallFormat.json, .xmlFunction])

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ToolCallKit
+import ToolCallKitTestSupport
 
 /// The repository's `Fixtures/` folder, found from this file (a user's clone has it; tests
 /// read nothing outside the repository).

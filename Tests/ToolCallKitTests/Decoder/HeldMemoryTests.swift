@@ -23,10 +23,15 @@ struct HeldMemoryTests {
         case .lfm2: return "<|tool_call_start|>[save(values=\(value))]<|tool_call_end|>"
         case .gemma4: return "<|tool_call>call:save{values:\(value)}<tool_call|>"
         case .gemma: return "<start_function_call>call:save{values:\(value)}<end_function_call>"
+        default:
+            // Every other format: as its own renderer writes the call.
+            let arguments = JSONValue.object([(key: "values", value: (try? JSONValue.parse(value)) ?? .null)])
+            let bytes = (try? format.render([RenderedCall(name: "save", arguments: arguments)])) ?? []
+            return String(decoding: bytes, as: UTF8.self)
         }
     }
 
-    static let formats: [ToolCallFormat] = [.json, .mistral, .llama3, .kimiK2, .xmlFunction, .glm4, .minimaxM2, .lfm2, .gemma4, .gemma]
+    static let formats: [ToolCallFormat] = ToolCallFormat.allCases
 
     /// 20,000 small values in nested lists, `[[0,[1,[2]]], ...]`: the shape whose tree cost
     /// the most per input byte.

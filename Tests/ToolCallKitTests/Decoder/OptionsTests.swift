@@ -1,5 +1,6 @@
 import Testing
 @testable import ToolCallKit
+import ToolCallKitTestSupport
 
 @Suite("Decoder options and API misuse")
 struct OptionsTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ToolCallKit
+import ToolCallKitTestSupport
 
 /// Random calls (seeded, so a failure reproduces) through the round trip of every format.
 ///
@@ -108,8 +109,7 @@ struct RandomRoundTripTests {
                 let quotesTags = calls.contains { c in
                     (c.arguments.objectValue ?? []).contains { m in
                         guard case .string(let v) = m.value else { return false }
-                        return [CallRenderer.xmlTags, CallRenderer.minimaxTags, CallRenderer.glmTags]
-                            .contains { CallRenderer.firstTag(in: Array(v.utf8), $0) != nil }
+                        return (format.definition.markerTexts + format.definition.fuzzWords).contains { v.contains($0) }
                     }
                 }
                 #expect(textValued.contains(format) && quotesTags, "[\(label)] \(format.rawValue) refused: \(error)")

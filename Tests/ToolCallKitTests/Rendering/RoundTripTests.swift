@@ -44,9 +44,16 @@ let allMarkers = [
     "<|tool_calls_section_end|>", "</parameter>", "<parameter=x>", "<parameter=", "</function>", "<function=f>",
     "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<minimax:tool_call>", "</minimax:tool_call>",
     "<invoke name=\"f\">", "</invoke>", "<parameter name=\"x\">", "<think>", "</think>", "<|eom_id|>",
+    "<|start|>", "<|channel|>", "<|message|>", "<|call|>", "<|end|>", "<|return|>", "<|constrain|>", " to=functions.f",
+    "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>",
+    "<|tool▁call▁begin|>", "<｜DSML｜function_calls>", "</｜DSML｜function_calls>", "<｜DSML｜tool_calls",
+    "<｜DSML｜invoke name=\"f\">", "</｜DSML｜invoke>", "<｜DSML｜parameter name=\"x\" string=\"true\">", "</｜DSML｜parameter>",
+    "<seed:tool_call>", "</seed:tool_call>", "<seed:think>", "</seed:think>",
+    "<|open|>", "<|close|>", "<|sep|>", "<|close|>argument<|sep|>", "<|open|>argument ", "<|close|>call<|sep|>",
+    "]<]minimax[>[", "<mm:think>", "</mm:think>",
 ]
 
-let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2]
+let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss, .kimiK3, .minimaxM3]
 
 func deepArray(_ depth: Int) -> JSONValue {
     var v = JSONValue.string("bottom")
@@ -123,13 +130,15 @@ let roundTripTable: [RoundTripCase] = {
         ]),
         row("lfm2 wrapper key, typed", [call("get_weather", [("properties", .object([(key: "city", value: s("Oslo"))]))])]),
         row("odd keys", [call("f", [("a b", s("1")), ("$ref", s("2")), ("x:y", s("3"))])],
-            cannot: [.lfm2: "not a Python name"]),
+            cannot: [.lfm2: "not a Python name", .pythonic: "not a Python name"]),
         row("name with a space", [call("get weather", [("a", s("x"))])],
-            cannot: [.lfm2: "not one", .mistral: "white space", .kimiK2: "white space", .gemma: "white space", .gemma4: "white space"]),
+            cannot: [.lfm2: "not one", .pythonic: "not one", .mistral: "white space", .kimiK2: "white space", .gemma: "white space", .gemma4: "white space",
+                     .harmony: "white space"]),
         row("key with surrounding space", [call("f", [(" k ", s("x"))])],
-            cannot: [.xmlFunction: "trims", .minimaxM2: "trims", .glm4: "trims", .lfm2: "not a Python name"]),
+            cannot: [.xmlFunction: "trims", .minimaxM2: "trims", .glm4: "trims", .lfm2: "not a Python name", .pythonic: "not a Python name",
+                     .deepseekV32: "trims", .seedOss: "trims"]),
         row("a close tag and the next parameter (xml_function)", [call("write_file", [("content", s("x\n</parameter>\n<parameter=mode>\nz"))])],
-            cannot: [.xmlFunction: "(</parameter>, <parameter=)"], mayRefuse: [.minimaxM2, .glm4]),
+            cannot: [.xmlFunction: "(</parameter>, <parameter=)", .seedOss: "(</parameter>, <parameter=)"], mayRefuse: [.minimaxM2, .glm4]),
         row("a close tag and the next parameter (minimax_m2)", [call("write_file", [("content", s("x</parameter>\n<parameter name=\"mode\">z"))])],
             cannot: [.minimaxM2: "(</parameter>, <parameter name=)"], mayRefuse: [.xmlFunction, .glm4]),
         row("a close tag and the next key (glm4)", [call("write_file", [("content", s("x</arg_value>\n<arg_key>mode</arg_key>"))])],
@@ -186,7 +195,7 @@ struct RoundTripTests {
 
     @Test("text holding the format's marker is refused", arguments: ToolCallFormat.allCases)
     func textWithMarker(_ format: ToolCallFormat) throws {
-        let grammar = GrammarFactory.make(format, context: GrammarContext(format: format, tools: nil, maxDepth: 1))
+        let grammar = format.definition.makeGrammar(GrammarContext(format: format, tools: nil, maxDepth: 1))
         let marker = try #require(grammar.markers.first { if case .always = $0.condition { return true } else { return false } })
         let text = "See " + String(decoding: marker.bytes, as: UTF8.self) + " here"
         #expect(throws: RenderError.self) { try format.render([RenderedCall(name: "f", arguments: .object([]))], text: text) }
@@ -216,6 +225,20 @@ struct RoundTripTests {
         let mistral = [RenderedCall(name: "f", arguments: .object([]), id: "abcdefghi"),
                        RenderedCall(name: "g", arguments: .object([]), id: "abcdefghi")]
         #expect(throws: RenderError.self) { try ToolCallFormat.mistral.render(mistral) }
+        let cohere = [RenderedCall(name: "f", arguments: .object([]), id: "0"),
+                      RenderedCall(name: "g", arguments: .object([]), id: "0")]
+        #expect(throws: RenderError.self) { try ToolCallFormat.cohere.render(cohere) }
+        // A call without an id is written with its index, which may be an earlier call's id.
+        let numbered = [RenderedCall(name: "f", arguments: .object([]), id: "1"),
+                        RenderedCall(name: "g", arguments: .object([]))]
+        #expect(throws: RenderError.self) { try ToolCallFormat.cohere.render(numbered) }
+    }
+
+    @Test("a pythonic text holding a bare call list is refused; other brackets are fine")
+    func pythonicText() throws {
+        #expect(throws: RenderError.self) { try ToolCallFormat.pythonic.render([], text: "see [ f(x=1)] here") }
+        let out = try ToolCallFormat.pythonic.render([RenderedCall(name: "f", arguments: .object([]))], text: "[1] and [x] (y)")
+        #expect(String(decoding: out, as: UTF8.self) == "[1] and [x] (y)[f()]")
     }
 
     @Test("the layouts of the chat templates", arguments: [
@@ -229,6 +252,18 @@ struct RoundTripTests {
         (.minimaxM2, "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n<parameter name=\"b\">[\"x\", true]</parameter>\n</invoke>\n</minimax:tool_call>"),
         (.mistral, "[TOOL_CALLS]f[ARGS]{\"a\": 1, \"b\": [\"x\", true]}"),
         (.llama3, "{\"name\": \"f\", \"parameters\": {\"a\": 1, \"b\": [\"x\", true]}}"),
+        (.pythonic, "[f(a=1, b=['x', True])]"),
+        (.granite, "<|tool_call|>[{\"name\": \"f\", \"arguments\": {\"a\": 1, \"b\": [\"x\", true]}}]"),
+        (.nemotron, "<TOOLCALL>[{\"name\": \"f\", \"arguments\": {\"a\": 1, \"b\": [\"x\", true]}}]</TOOLCALL>"),
+        (.phi4Mini, "functools[{\"name\": \"f\", \"arguments\": {\"a\": 1, \"b\": [\"x\", true]}}]"),
+        (.cohere, "<|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"f\", \"parameters\": {\"a\": 1, \"b\": [\"x\", true]}}\n]<|END_ACTION|>"),
+        (.harmony, "<|start|>assistant to=functions.f<|channel|>commentary json<|message|>{\"a\": 1, \"b\": [\"x\", true]}<|call|>"),
+        (.deepseekV3, "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": 1, \"b\": [\"x\", true]}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+        (.deepseekV31, "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": 1, \"b\": [\"x\", true]}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+        (.deepseekV32, "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"false\">1</｜DSML｜parameter>\n<｜DSML｜parameter name=\"b\" string=\"false\">[\"x\", true]</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"),
+        (.seedOss, "<seed:tool_call>\n<function=f>\n<parameter=a>1</parameter>\n<parameter=b>[\"x\", true]</parameter>\n</function>\n</seed:tool_call>"),
+        (.kimiK3, "<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument key=\"a\" type=\"number\"<|sep|>1<|close|>argument<|sep|><|open|>argument key=\"b\" type=\"array\"<|sep|>[\"x\", true]<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|>"),
+        (.minimaxM3, "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<b>[\"x\", true]]<]minimax[>[</b>]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>"),
     ])
     func layout(_ format: ToolCallFormat, _ expected: String) throws {
         let c = RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1")), (key: "b", value: .array([.string("x"), .bool(true)]))]))

@@ -1,5 +1,6 @@
 import Testing
 @testable import ToolCallKit
+import ToolCallKitTestSupport
 
 @Suite("Swift API: async adapter and typed arguments")
 struct SwiftAPITests {
