@@ -168,8 +168,6 @@ enum Workloads {
                 let r = render(format, after: String(decoding: p, as: UTF8.self), name: call, args: [("city", rng.pick(cities)), ("unit", "celsius")])
                 input += r.input
                 text += r.text
-                input.append(0x0A)
-                text.append(0x0A)
             }
             return Workload(name: name, format: format, input: input, expectedText: text, expectedCalls: calls)
         case "escaped-argument":
@@ -195,7 +193,15 @@ enum Workloads {
             // Prose flooded with near misses of the format's own markers (each marker with its
             // last byte changed): text, but every one of them is a candidate the scanner checks.
             let probe = ToolCallDecoder(format: format)
-            let misses = probe.markerTexts.filter { $0.utf8.count > 1 }.map { String($0.dropLast()) + "\u{7F}" }
+            // Only the misses the format reads as text (a format that tolerates a damaged marker,
+            // DSML's openers say, reads some of them as markup).
+            let misses = probe.markerTexts.filter { $0.utf8.count > 1 }.map { String($0.dropLast()) + "\u{7F}" }.filter { miss in
+                var d = ToolCallDecoder(format: format)
+                let sample = "see " + miss + " here"
+                let events = d.feed(Array(sample.utf8)) + d.finish()
+                let text = events.compactMap { e -> String? in if case .text(let t) = e { return t.string } else { return nil } }.joined()
+                return text == sample && !events.contains { if case .markup = $0 { return true } else { return false } }
+            }
             var input: [UInt8] = []
             while input.count < size {
                 input += prose(bytes: 40, rng: &rng)
@@ -214,8 +220,6 @@ enum Workloads {
                                args: [("a", "abc"), ("b", "nope"), ("c", String(repeating: "a", count: 28) + "b")])
                 input += r.input
                 text += r.text
-                input.append(0x0A)
-                text.append(0x0A)
             }
             var w = Workload(name: name, format: format, input: input, expectedText: text, expectedCalls: [])
             w.tools = validationTools

@@ -38,8 +38,10 @@ extension FormatDefinition {
         for (i, call) in calls.enumerated() {
             let name = Array(call.name.utf8)
             let bad: Set<UInt8> = [0x0A, 0x0D, UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "<")]
-            guard !name.isEmpty, !name.contains(where: bad.contains), SchemaTyping.trimSpace(call.name) == call.name else {
-                throw RenderError(index: i, name: call.name, reason: "deepseek_v3 writes the name on its own line, which cannot hold this name (a line break, `, {, < or white space at an end)")
+            guard !name.isEmpty, name.count <= DeepSeekGrammar.maxHeaderBytes, !name.contains(where: bad.contains),
+                SchemaTyping.trimSpace(call.name) == call.name
+            else {
+                throw RenderError(index: i, name: call.name, reason: "deepseek_v3 writes the name on its own line, which cannot hold this name (a line break, `, {, < or white space at an end, or more than \(DeepSeekGrammar.maxHeaderBytes) bytes)")
             }
         }
         out += Array("<｜tool▁calls▁begin｜>".utf8)

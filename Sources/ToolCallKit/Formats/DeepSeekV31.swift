@@ -39,10 +39,11 @@ extension FormatDefinition {
             + DeepSeekGrammar.sectionBegin + DeepSeekGrammar.sectionEnd).map { Array($0.utf8) }
         for (i, call) in calls.enumerated() {
             let name = Array(call.name.utf8)
-            guard !name.isEmpty, SchemaTyping.trimSpace(call.name) == call.name,
+            guard !name.isEmpty, name.count <= DeepSeekGrammar.maxHeaderBytes, SchemaTyping.trimSpace(call.name) == call.name,
+                !name.contains(0x0A), !name.contains(0x0D),
                 !markers.contains(where: { CallRenderer.firstIndex(of: $0, in: name) != nil })
             else {
-                throw RenderError(index: i, name: call.name, reason: "deepseek_v31 reads the name up to <｜tool▁sep｜>, which cannot hold this name (a marker or white space at an end)")
+                throw RenderError(index: i, name: call.name, reason: "deepseek_v31 reads the name up to <｜tool▁sep｜>, which cannot hold this name (a marker, a line break, white space at an end, or more than \(DeepSeekGrammar.maxHeaderBytes) bytes)")
             }
         }
         out += Array("<｜tool▁calls▁begin｜>".utf8)

@@ -46,6 +46,10 @@ extension FormatDefinition {
             throw RenderError(index: nil, name: nil, reason: "the text holds \(JSONValue.string(shown).jsonText), a '[' and a call, which pythonic reads as a call list")
         }
         guard !calls.isEmpty else { return out }
+        // A bare `[` is a list only when the first name ends within the look-ahead.
+        if calls[0].name.utf8.count >= PythonListGrammar.maxCandidateBytes {
+            throw RenderError(index: 0, name: calls[0].name, reason: "a bare pythonic list is recognized by a first name shorter than \(PythonListGrammar.maxCandidateBytes) bytes")
+        }
         out.append(UInt8(ascii: "["))
         try CallRenderer.writePythonCalls(calls, format: "pythonic", to: &out)
         out.append(UInt8(ascii: "]"))

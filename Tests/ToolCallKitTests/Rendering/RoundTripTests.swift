@@ -134,6 +134,14 @@ let roundTripTable: [RoundTripCase] = {
         row("name with a space", [call("get weather", [("a", s("x"))])],
             cannot: [.lfm2: "not one", .pythonic: "not one", .mistral: "white space", .kimiK2: "white space", .gemma: "white space", .gemma4: "white space",
                      .harmony: "white space"]),
+        // Found by `make fuzz` (rendering mode): a deepseek_v31 name with a carriage return was
+        // written, and its decoder rejects a name with a line break.
+        row("name with a line break", [call("a\rb", [("a", s("x"))])],
+            mayRefuse: [.lfm2, .pythonic, .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2, .mistral, .harmony,
+                        .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .minimaxM3]),
+        // A bare pythonic list is recognized only when its first name ends within the look-ahead.
+        row("a 700-byte name", [call(String(repeating: "n", count: 700), [("a", s("x"))])],
+            mayRefuse: [.pythonic, .xmlFunction, .glm4, .minimaxM2, .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .minimaxM3]),
         row("key with surrounding space", [call("f", [(" k ", s("x"))])],
             cannot: [.xmlFunction: "trims", .minimaxM2: "trims", .glm4: "trims", .lfm2: "not a Python name", .pythonic: "not a Python name",
                      .deepseekV32: "trims", .seedOss: "trims"]),
