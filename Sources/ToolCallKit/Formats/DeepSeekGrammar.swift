@@ -107,7 +107,7 @@ struct DeepSeekGrammar: CallGrammar {
     }
 
     private mutating func skipSpace(_ w: ByteWindow) {
-        while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+        pos = w.skipSpace(from: pos)
     }
 
     mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {

@@ -283,7 +283,7 @@ struct GLM4Grammar: CallGrammar {
     }
 
     private mutating func skipSpace(_ w: ByteWindow) {
-        while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+        pos = w.skipSpace(from: pos)
     }
 
     private func trimmed(_ w: ByteWindow, _ r: Range<Int>) -> String {

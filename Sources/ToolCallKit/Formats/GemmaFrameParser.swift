@@ -53,8 +53,7 @@ struct GemmaFrameParser: CallGrammar {
     private static func callName(_ w: ByteWindow, _ r: Range<Int>) -> String? {
         var s = r.lowerBound
         var e = r.upperBound
-        while s < e && JSONReader.isSpace(w[s]) { s += 1 }
-        while e > s && JSONReader.isSpace(w[e - 1]) { e -= 1 }
+        (s, e) = w.trimmingSpace(s, e)
         let call = Array("call:".utf8)
         if e - s >= call.count && w.slice(s..<(s + call.count)).elementsEqual(call) {
             s += call.count
@@ -78,7 +77,7 @@ struct GemmaFrameParser: CallGrammar {
             case .name(let start):
                 if pos == start {
                     // White space (a newline too) may come before `call:`.
-                    while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                    pos = w.skipSpace(from: pos)
                     if pos > start {
                         state = .name(start: pos)
                         continue
@@ -126,7 +125,7 @@ struct GemmaFrameParser: CallGrammar {
                     return .finished(at: end)
                 }
             case .afterArgs(let value, let mismatches, let end):
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 var i = 0
                 while i < endMarker.count && pos + i < w.end && w[pos + i] == endMarker[i] { i += 1 }
@@ -180,7 +179,7 @@ struct GemmaFrameParser: CallGrammar {
             // complete call (white space before it) is the call's markup, in its raw; white
             // space alone after it stays text.
             var i = end
-            while i < w.end && JSONReader.isSpace(w[i]) { i += 1 }
+            i = w.skipSpace(from: i)
             if i < w.end {
                 settle(value, mismatches: mismatches, end: w.end, actions: &actions)
             } else {

@@ -190,7 +190,7 @@ struct HarmonyGrammar: CallGrammar {
         while true {
             switch state {
             case .between:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 actions.append(.markup(end: pos))
                 guard pos < w.end else { return nil }
                 if w[pos] == UInt8(ascii: "<") {
@@ -252,7 +252,7 @@ struct HarmonyGrammar: CallGrammar {
                     return nil
                 }
             case .argsOpen:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return nil }
                 guard w[pos] == UInt8(ascii: "{") else {
                     state = .badCall(detail: "the call's body is not a JSON object")
@@ -283,7 +283,7 @@ struct HarmonyGrammar: CallGrammar {
                     return .skip
                 }
             case .afterArgs(let value):
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return nil }
                 guard w[pos] == UInt8(ascii: "<") else {
                     state = .badCall(detail: "text after the call's arguments")
@@ -366,7 +366,7 @@ struct HarmonyGrammar: CallGrammar {
                                  actions: inout [GrammarAction]) -> GrammarStep? {
         typealias H = HarmonyGrammar
         while true {
-            while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+            pos = w.skipSpace(from: pos)
             guard pos < w.end else { return .needMore }
             if pos - start > H.maxHeaderBytes {
                 // The next field begins past the header's cap: too long, however the bytes

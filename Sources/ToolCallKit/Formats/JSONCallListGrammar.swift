@@ -98,7 +98,7 @@ struct JSONCallListGrammar: CallGrammar {
         while true {
             switch state {
             case .open:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: "[") {
                     pos += 1
@@ -121,7 +121,7 @@ struct JSONCallListGrammar: CallGrammar {
                     state = .malformed(detail: "expected a JSON list of calls after the marker")
                 }
             case .element(let closable):
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: "{") {
                     beginObject(single: false, context: context)
@@ -161,7 +161,7 @@ struct JSONCallListGrammar: CallGrammar {
                     state = single ? .afterList(listEnd: end) : .next
                 }
             case .next:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 switch w[pos] {
                 case UInt8(ascii: ","):
@@ -181,7 +181,7 @@ struct JSONCallListGrammar: CallGrammar {
                     if listEnd > accounted { actions.append(.markup(end: listEnd)) }
                     return .finished(at: listEnd)
                 }
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 switch TagMatch.at(w, pos, [close]) {
                 case .found:
@@ -230,7 +230,7 @@ struct JSONCallListGrammar: CallGrammar {
             // A cut-off end marker after the list is markup, as in every format; white space
             // alone stays text.
             var i = listEnd
-            while i < w.end && JSONReader.isSpace(w[i]) { i += 1 }
+            i = w.skipSpace(from: i)
             let end = i < w.end ? w.end : listEnd
             if end > accounted { actions.append(.markup(end: end)) }
             if end < w.end { actions.append(.text(end: w.end)) }

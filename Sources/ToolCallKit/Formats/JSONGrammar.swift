@@ -76,7 +76,7 @@ struct JSONGrammar: CallGrammar {
         while true {
             switch state {
             case .open:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: "[") && !inList {
                     inList = true
@@ -92,7 +92,7 @@ struct JSONGrammar: CallGrammar {
                 }
                 // Look past `{` and white space for the doubled-brace drift.
                 var j = pos + 1
-                while j < w.end && JSONReader.isSpace(w[j]) { j += 1 }
+                j = w.skipSpace(from: j)
                 guard j < w.end else { return .needMore }
                 let doubled = w[j] == UInt8(ascii: "{")
                 let start = doubled ? j : pos
@@ -134,7 +134,7 @@ struct JSONGrammar: CallGrammar {
                     pos = end
                 }
             case .afterObject(let owed):
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 let b = w[pos]
                 if inList {
@@ -170,7 +170,7 @@ struct JSONGrammar: CallGrammar {
                     state = .junk(detail: owed > 0 ? "expected '}'" : "unexpected text after the call object")
                 }
             case .list:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 switch w[pos] {
                 case UInt8(ascii: "{"):
@@ -193,7 +193,7 @@ struct JSONGrammar: CallGrammar {
                     if skipper.isInTopLevelNumber, pos < w.end { _ = skipper.finishTopLevelNumber() } else { return .needMore }
                     fallthrough
                 case .complete:
-                    while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                    pos = w.skipSpace(from: pos)
                     guard pos < w.end else { return .needMore }
                     if w[pos] == UInt8(ascii: ",") || w[pos] == UInt8(ascii: "]") {
                         let b = w[pos]
@@ -212,7 +212,7 @@ struct JSONGrammar: CallGrammar {
                     return .skip
                 }
             case .afterList:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 if let step = endTagOrJunk(w, detail: "unexpected text after the call list", actions: &actions) {
                     return step

@@ -119,8 +119,7 @@ struct KimiK2Grammar: CallGrammar {
     private static func trimmed(_ w: ByteWindow, _ r: Range<Int>) -> Range<Int> {
         var s = r.lowerBound
         var e = r.upperBound
-        while s < e && JSONReader.isSpace(w[s]) { s += 1 }
-        while e > s && JSONReader.isSpace(w[e - 1]) { e -= 1 }
+        (s, e) = w.trimmingSpace(s, e)
         return s..<e
     }
 
@@ -187,7 +186,7 @@ struct KimiK2Grammar: CallGrammar {
                     state = .badCall(detail: "the call id is too long")
                 }
             case .argsOpen:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 guard w[pos] == UInt8(ascii: "{") else {
                     state = .badCall(detail: "expected a JSON object after <|tool_call_argument_begin|>")
@@ -232,7 +231,7 @@ struct KimiK2Grammar: CallGrammar {
                     return .skip
                 }
             case .afterArgs(let value, let end):
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 var i = 0
                 while i < K.callEndBytes.count && pos + i < w.end && w[pos + i] == K.callEndBytes[i] { i += 1 }

@@ -417,7 +417,7 @@ struct KimiK3Grammar: CallGrammar {
     }
 
     private mutating func skipSpace(_ w: ByteWindow) {
-        while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+        pos = w.skipSpace(from: pos)
     }
 
     /// How an argument's text is typed: its `type` attribute says what the model wrote; the

@@ -97,7 +97,7 @@ struct Llama3Grammar: CallGrammar {
         while true {
             switch state {
             case .open:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 switch w[pos] {
                 case UInt8(ascii: "{"):
@@ -153,7 +153,7 @@ struct Llama3Grammar: CallGrammar {
                     state = inList ? .listNext(bare: bare) : .between(bare: bare)
                 }
             case .listElement(let bare, let first):
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: "{") {
                     reader = CallObjectReader(at: pos, streaming: !bare, maxDepth: context.maxDepth)
@@ -171,7 +171,7 @@ struct Llama3Grammar: CallGrammar {
                     state = .malformed(detail: "expected a call object in the list")
                 }
             case .listNext(let bare):
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: ",") {
                     pos += 1
@@ -230,7 +230,7 @@ struct Llama3Grammar: CallGrammar {
                     return .skip
                 }
             case .pythonNext:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: ",") {
                     pos += 1
@@ -243,7 +243,7 @@ struct Llama3Grammar: CallGrammar {
                     return .finished(at: lastCallEnd)
                 }
             case .pythonElement:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 if PythonCallReader.isNameStart(w[pos]) {
                     pythonReader = PythonCallReader(at: pos, context: context)

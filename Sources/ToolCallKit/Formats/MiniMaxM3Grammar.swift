@@ -390,7 +390,7 @@ struct MiniMaxM3Grammar: CallGrammar {
     }
 
     private mutating func skipSpace(_ w: ByteWindow) {
-        while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+        pos = w.skipSpace(from: pos)
     }
 
     enum TagRead {

@@ -60,7 +60,7 @@ struct MistralGrammar: CallGrammar {
         while true {
             switch state {
             case .open:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: "[") {
                     pos += 1
@@ -76,7 +76,7 @@ struct MistralGrammar: CallGrammar {
                 let name = String(decoding: w.slice(start..<pos), as: UTF8.self)
                 state = .afterName(name: name, id: nil)
             case .afterName(let name, let id):
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: "{") {
                     beginArgs(name: name, id: id, actions: &actions, context: context)
@@ -99,7 +99,7 @@ struct MistralGrammar: CallGrammar {
                 default:
                     // `[` that is not a marker: a call list after junk, or garbage.
                     var j = pos + 1
-                    while j < w.end && JSONReader.isSpace(w[j]) { j += 1 }
+                    j = w.skipSpace(from: j)
                     guard j < w.end else { return .needMore }
                     if w[j] == UInt8(ascii: "{") {
                         pos += 1
@@ -109,7 +109,7 @@ struct MistralGrammar: CallGrammar {
                     }
                 }
             case .afterArgs(let name, let id):
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 guard w[pos] == UInt8(ascii: "{") else {
                     state = .malformed(detail: "expected a JSON object after [ARGS]")
@@ -142,7 +142,7 @@ struct MistralGrammar: CallGrammar {
                     return .skip
                 }
             case .listElement(let first):
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: "{") {
                     // Not streamed: Mistral's templates write an entry's `id` after its
@@ -182,7 +182,7 @@ struct MistralGrammar: CallGrammar {
                     state = .listNext
                 }
             case .listNext:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: ",") {
                     pos += 1

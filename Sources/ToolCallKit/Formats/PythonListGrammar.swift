@@ -167,7 +167,7 @@ struct PythonListGrammar: CallGrammar {
                     state = .element(closable: true)
                 }
             case .open:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 let b = w[pos]
                 if b == UInt8(ascii: "[") {
@@ -191,7 +191,7 @@ struct PythonListGrammar: CallGrammar {
                     }
                 }
             case .element(let closable):
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 let b = w[pos]
                 if b == UInt8(ascii: "]") && closable {
@@ -238,7 +238,7 @@ struct PythonListGrammar: CallGrammar {
                     state = .next
                 }
             case .next:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 let b = w[pos]
                 if b == UInt8(ascii: ",") {
@@ -262,7 +262,7 @@ struct PythonListGrammar: CallGrammar {
                     }
                 }
             case .afterList(let listEnd):
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 switch endMarker(w, at: pos) {
                 case nil: return .needMore
@@ -279,7 +279,7 @@ struct PythonListGrammar: CallGrammar {
             case .echo(let markerEnd, let echoStart, var matched):
                 guard let copy = listCopy, !copy.isEmpty else { return .finished(at: markerEnd) }
                 if echoStart == nil {
-                    while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                    pos = w.skipSpace(from: pos)
                     guard pos < w.end else { return .needMore }
                 }
                 let start = echoStart ?? pos
@@ -294,7 +294,7 @@ struct PythonListGrammar: CallGrammar {
                 }
                 state = .afterEcho(markerEnd: markerEnd)
             case .afterEcho(let markerEnd):
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 switch endMarker(w, at: pos) {
                 case nil: return .needMore
@@ -398,7 +398,7 @@ struct PythonListGrammar: CallGrammar {
             // A cut-off end marker after the list (white space before it) is markup, as in
             // every format; white space alone stays text.
             var i = listEnd
-            while i < w.end && JSONReader.isSpace(w[i]) { i += 1 }
+            i = w.skipSpace(from: i)
             report(.markup(end: i < w.end ? w.end : listEnd), &actions)
             report(.text(end: w.end), &actions)
         case .echo(let markerEnd, _, _), .afterEcho(let markerEnd):

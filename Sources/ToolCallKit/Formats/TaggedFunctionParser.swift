@@ -414,7 +414,7 @@ struct TaggedFunctionParser: CallGrammar {
     }
 
     private mutating func skipSpace(_ w: ByteWindow) {
-        while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+        pos = w.skipSpace(from: pos)
     }
 
     enum NameRead {
@@ -447,7 +447,7 @@ struct TaggedFunctionParser: CallGrammar {
         var quote: UInt8? = nil
         var closedQuote = false
         if tags.quotedNames {
-            while i < w.end && JSONReader.isSpace(w[i]) { i += 1 }
+            i = w.skipSpace(from: i)
             if i < w.end && (w[i] == UInt8(ascii: "\"") || w[i] == UInt8(ascii: "'")) {
                 quote = w[i]
                 i += 1

@@ -170,8 +170,7 @@ struct GemmaValueReader: Sendable {
     private static func trimmed(_ w: ByteWindow, _ r: Range<Int>) -> String {
         var s = r.lowerBound
         var e = r.upperBound
-        while s < e && JSONReader.isSpace(w[s]) { s += 1 }
-        while e > s && JSONReader.isSpace(w[e - 1]) { e -= 1 }
+        (s, e) = w.trimmingSpace(s, e)
         return String(decoding: w.slice(s..<e), as: UTF8.self)
     }
 
@@ -287,7 +286,7 @@ struct GemmaValueReader: Sendable {
                 stack[stack.count - 1].key = R.jsonString(w, (start - 1)..<pos)
                 mode = .separator
             case .separator:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 guard w[pos] == R.colon || w[pos] == R.equals else {
                     return .error("expected ':' after a key", at: pos)
@@ -295,7 +294,7 @@ struct GemmaValueReader: Sendable {
                 pos += 1
                 mode = .value
             case .value:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 let b = w[pos]
                 let top = stack[stack.count - 1]
@@ -395,7 +394,7 @@ struct GemmaValueReader: Sendable {
                     if let r = finishValue(.string(text), kind: .quotedText(text), actions: &actions) { return r }
                 } else if let r = finishValue(R.bareLiteral(text), kind: .bare(text), actions: &actions) { return r }
             case .afterValue:
-                while pos < w.end && JSONReader.isSpace(w[pos]) { pos += 1 }
+                pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 let b = w[pos]
                 let isObject = stack[stack.count - 1].isObject

@@ -1,0 +1,167 @@
+// ToolCallKit — the decoder, the loop, and scanning text for the format's markers.
+
+extension ToolCallDecoder {
+    mutating func run(isFinal: Bool) {
+        while true {
+            switch mode {
+            case .text:
+                guard scanText(isFinal: isFinal) else { return }
+            case .reasoning(let pair):
+                guard scanReasoning(pair: pair, isFinal: isFinal) else { return }
+            case .frame where ownsStream:
+                // The grammar sees at most the cap's worth of bytes past the last event; it
+                // goes on while that showed it less than was received and it made progress.
+                while true {
+                    let before = cut
+                    let limit = cut + callCap
+                    window.limit = limit
+                    grammar.scanStream(window, context: context, isFinal: false, actions: &streamActions)
+                    window.limit = .max
+                    applyStream()
+                    guard limit < window.received, cut > before else { return }
+                }
+            case .frame:
+                if passRun != nil {
+                    if passEnd > passFrom { grammar.takePassThrough(passEnd - passFrom, window) }
+                    passRun = nil
+                }
+                actions.removeAll(keepingCapacity: true)
+                // The grammar sees at most the cap's worth of the current call.
+                let callStart = cut
+                let limit = cut + callCap
+                window.limit = limit
+                let step = grammar.advance(window, context: context, actions: &actions)
+                window.limit = .max
+                apply()
+                switch step {
+                case .needMore:
+                    guard limit < window.received else {
+                        if !isFinal, let run = grammar.passThrough(at: window.received) {
+                            passRun = run
+                            passFrom = window.received
+                            passEnd = passFrom
+                        }
+                        return
+                    }
+                    // The grammar stopped at the cap. A call that ended inside the allowance
+                    // gives the next one its own; otherwise this one is too large.
+                    if cut == callStart { rejectOversized() }
+                    continue
+                case .finished(let at):
+                    closeFrame(at: at, reason: .malformed)
+                    mode = .text
+                    // A large frame leaves large buffers in the grammar's readers: a fresh
+                    // grammar releases them, so an idle stream holds no more than a new one.
+                    if at - frameStart > Self.releaseAfterBytes { grammar = format.definition.makeGrammar(context) }
+                case .skip:
+                    mode = .skipping(grammar.skipRule)
+                }
+            case .skipping:
+                guard skip(isFinal: isFinal) else { return }
+            case .finished:
+                return
+            }
+        }
+    }
+
+    /// Scans text for a marker; returns true when a frame began (the loop goes on).
+    mutating func scanText(isFinal: Bool) -> Bool {
+        let end = window.received
+        var match: MarkerSet.Match
+        if sawVisibleText {
+            match = laterSet.search(window, from: cut, end: end, isFinal: isFinal)
+            if case .found(let k, let at) = match { match = .found(index: laterIndexes[k], at: at) }
+        } else {
+            // Markers that count only at the start of the output can begin only at the first
+            // visible byte (markers never begin with white space): every start marker is tried
+            // there, and the rest of the bytes are searched for the markers that hold anywhere
+            // (so prose full of `{` and `[` costs no more than later text).
+            var firstVisible = cut
+            while firstVisible < end && JSONReader.isSpace(window[firstVisible]) { firstVisible += 1 }
+            let probeEnd = min(end, firstVisible + startSet.maxLength)
+            // A bound short of the received bytes is no end of the stream, but no marker that
+            // begins at the first visible byte is cut by it.
+            switch startSet.search(window, from: firstVisible, end: probeEnd, isFinal: isFinal || probeEnd < end) {
+            case .found(let k, let at) where at == firstVisible:
+                match = .found(index: startIndexes[k], at: at)
+            case .partial(let at) where at == firstVisible:
+                match = .partial(at: at)
+            default:
+                match = laterSet.search(window, from: cut, end: end, isFinal: isFinal)
+                if case .found(let k, let at) = match { match = .found(index: laterIndexes[k], at: at) }
+            }
+        }
+        switch match {
+        case .none:
+            let safe = isFinal ? end : UTF8Boundary.safeEnd(window, start: cut, end: end)
+            if safe > cut { emitText(upTo: safe) }
+            return false
+        case .partial(let at):
+            if at > cut { emitText(upTo: at) }
+            return false
+        case .found(let k, let at):
+            if at > cut { emitText(upTo: at) }
+            let marker = markers[k]
+            let bodyStart = at + marker.bytes.count
+            switch marker.kind {
+            case .stray:
+                emitMarkup(upTo: bodyStart)
+            case .start:
+                let atStart = isAtStart(at)
+                grammar.begin(marker: k, at: at, bodyStart: bodyStart, atStart: atStart, context: context)
+                frameStart = at
+                mode = .frame
+            case .reasoningOpen(let pair):
+                reasoningTextStart = bodyStart
+                mode = .reasoning(pair: pair)
+            }
+            return true
+        }
+    }
+
+    /// At the start of a stream that began inside a reasoning block: an open marker the model
+    /// writes anyway (after white space) is markup of the block, not its text. Returns false
+    /// while the bytes so far could still be such a marker.
+    mutating func skipRedundantOpener(isFinal: Bool) -> Bool {
+        var i = cut
+        while i < window.received && JSONReader.isSpace(window[i]) { i += 1 }
+        if i == window.received && !isFinal { return false }
+        switch reasoningOpeners.search(window, from: i, end: min(window.received, i + reasoningOpeners.maxLength), isFinal: isFinal) {
+        case .found(let k, let at) where at == i:
+            reasoningTextStart = at + reasoningOpeners.markers[k].count
+        case .partial(let at) where at == i:
+            return false
+        default:
+            break
+        }
+        openerChecked = true
+        return true
+    }
+
+    /// No visible text before `at`.
+    func isAtStart(_ at: Int) -> Bool {
+        guard !sawVisibleText else { return false }
+        var i = cut
+        while i < at {
+            if !JSONReader.isSpace(window[i]) { return false }
+            i += 1
+        }
+        return true
+    }
+
+    mutating func emitText(upTo end: Int) {
+        guard end > cut else { return }
+        let slice = window.slice(cut..<end)
+        if !sawVisibleText {
+            sawVisibleText = slice.contains { !JSONReader.isSpace($0) }
+        }
+        events.append(.text(EventText(slice)))
+        cut = end
+    }
+
+    mutating func emitMarkup(upTo end: Int) {
+        guard end > cut else { return }
+        if options.rawSpans { events.append(.markup(raw: window.bytes(cut..<end))) }
+        cut = end
+    }
+}
