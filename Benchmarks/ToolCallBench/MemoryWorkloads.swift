@@ -69,7 +69,7 @@ extension Workloads {
 
     /// The call, its list spliced into the rendered frame as bytes: the input is the only
     /// copy of the list made, so generating it does not set the peak heap measured.
-    private static func listCall(_ name: String, format: ToolCallFormat, intro: String, list: String) -> Workload {
+    static func listCall(_ name: String, format: ToolCallFormat, intro: String, list: String) -> Workload {
         // A number the renderer writes bare stands where the list goes.
         let slot = Array("7340033".utf8)
         let r = render(format, after: intro, name: "save", args: [("values", "7340033")], literal: true)
