@@ -59,16 +59,13 @@ extension ToolCallFormat {
     }
 }
 
-/// A signal's verdict: one of the ten, or a format that is none of them.
+/// A signal's verdict: the format it names.
 enum Verdict: Equatable, Sendable {
     case format(ToolCallFormat)
-    /// A known tool-call format outside the ten (named for the evidence).
-    case foreign(String)
 
     var name: String {
         switch self {
         case .format(let f): return f.rawValue
-        case .foreign(let n): return "\(n) (none of the ten)"
         }
     }
 }
@@ -248,7 +245,6 @@ struct ModelFolderSignals {
         }
         switch decided.verdict {
         case .format(let f): return FormatInference(format: f, evidence: evidence)
-        case .foreign: return FormatInference(format: nil, evidence: evidence)
         }
     }
 

@@ -38,14 +38,9 @@ enum TemplateSignatures {
         let description: String
     }
 
-    /// Templates of formats this package does not parse: named as such, never guessed as one
-    /// of ours.
-    static let foreign: [Signature] = [
-    ]
-
-    /// Every format's signatures and the foreign ones, by rank (the order of the formats breaks ties).
+    /// Every format's signatures, by rank (the order of the formats breaks ties).
     static let table: [Signature] = {
-        var all = foreign
+        var all: [Signature] = []
         for f in ToolCallFormat.allCases {
             all += f.definition.inference.templates.map {
                 Signature(rank: $0.rank, verdict: .format(f), probes: $0.probes, what: $0.what)
@@ -135,15 +130,12 @@ enum InferenceTables {
         if let f = ToolCallFormat.allCases.first(where: { $0.definition.inference.parserNames.contains(n) }) {
             return .format(f)
         }
-        switch n {
-        default: return nil
-        }
+        return nil
     }
 
     /// Token texts that name a format, most specific first.
     static let tokenTable: [(token: String, verdict: Verdict)] = {
-        var all: [(rank: Int, token: String, verdict: Verdict)] = [
-        ]
+        var all: [(rank: Int, token: String, verdict: Verdict)] = []
         for f in ToolCallFormat.allCases {
             all += f.definition.inference.tokens.map { ($0.rank, $0.text, .format(f)) }
         }

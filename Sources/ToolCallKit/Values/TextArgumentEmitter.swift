@@ -238,8 +238,6 @@ struct TextArgumentEmitter: Sendable {
         silent = true
     }
 
-    /// Whether `key` was given already in this call.
-    func hasMember(_ key: String) -> Bool { memberKeys.contains(key) }
 
     /// The call ended: its arguments, or the `invalid_arguments` detail.
     mutating func finishCall(actions: inout [GrammarAction]) -> Result<CanonicalJSON, ArgumentsMismatch> {
