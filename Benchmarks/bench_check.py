@@ -7,12 +7,12 @@ repeat's fresh decoder, its events and the result check all count. Heap allocati
 `valgrind --tool=dhat` the same way (blocks per KiB of input and per event). The idle decoder's
 heap cost comes from `toolcall-bench --idle N` under dhat.
 
-usage: bench_check.py [--record | --check] [--bench PATH] [--only SUBSTRING]
+usage: bench_check.py [--record | --check] [--bench PATH] [--only SUBSTRING] [--jobs N]
   --record  measure and write Benchmarks/Thresholds/<toolchain>/counts.json
   --check   measure and fail (exit 1) when a count exceeds its threshold by more than 10 %
   (neither) measure and print
 """
-import argparse, json, os, re, subprocess, sys
+import argparse, concurrent.futures, json, os, re, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLCHAIN = "6.3"
@@ -76,28 +76,38 @@ def dhat(cmd, peak=False):
     return int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))
 
 
-def measure(bench, only):
+def measure_one(bench, w, f, c):
+    """The counts of one (workload, format, chunk) entry."""
+    info = bench_json(bench, w, f, c, 1)
+    n, events = info["bytes"], info["events"]
+    i1, i3 = ir(bench, w, f, c, 1), ir(bench, w, f, c, 3)
+    base = [bench, "--workload", w, "--format", f, "--chunk", str(c), "--size", str(SIZE), "--json"]
+    _, b1 = dhat(base + ["--repeat", "1"])
+    _, b3 = dhat(base + ["--repeat", "3"])
+    entry = {
+        "ir_per_byte": round((i3 - i1) / (2 * n), 2),
+        "allocs_per_kib": round((b3 - b1) / (2 * n / 1024), 2),
+        "allocs_per_event": round((b3 - b1) / (2 * max(1, events)), 3),
+    }
+    if w in PEAK:
+        # Peak heap of one decode per input byte (the generated input itself included).
+        entry["peak_heap_per_byte"] = round(dhat(base + ["--repeat", "1"], peak=True) / n, 2)
+    return entry
+
+
+def measure(bench, only, jobs=1):
+    """Every entry's counts. The counts are deterministic (instructions and allocations, not
+    time), so entries may be measured `jobs` at a time; they are printed in a fixed order."""
+    keys = [(w, f, c) for f in formats(bench) for (w, c) in CASES] + EXTRA
+    keys = [k for k in keys if not only or only in f"{k[0]}/{k[1]}/{k[2]}"]
     out = {}
-    for w, f, c in [(w, f, c) for f in formats(bench) for (w, c) in CASES] + EXTRA:
-        key = f"{w}/{f}/{c}"
-        if only and only not in key:
-            continue
-        info = bench_json(bench, w, f, c, 1)
-        n, events = info["bytes"], info["events"]
-        i1, i3 = ir(bench, w, f, c, 1), ir(bench, w, f, c, 3)
-        base = [bench, "--workload", w, "--format", f, "--chunk", str(c), "--size", str(SIZE), "--json"]
-        _, b1 = dhat(base + ["--repeat", "1"])
-        _, b3 = dhat(base + ["--repeat", "3"])
-        out[key] = {
-            "ir_per_byte": round((i3 - i1) / (2 * n), 2),
-            "allocs_per_kib": round((b3 - b1) / (2 * n / 1024), 2),
-            "allocs_per_event": round((b3 - b1) / (2 * max(1, events)), 3),
-        }
-        if w in PEAK:
-            # Peak heap of one decode per input byte (the generated input itself included).
-            out[key]["peak_heap_per_byte"] = round(dhat(base + ["--repeat", "1"], peak=True) / n, 2)
-        print(f"{key:32s} {out[key]['ir_per_byte']:9.2f} Ir/byte {out[key]['allocs_per_kib']:8.2f} allocs/KiB "
-              f"{out[key]['allocs_per_event']:7.3f} allocs/event", flush=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(measure_one, bench, w, f, c) for (w, f, c) in keys]
+        for (w, f, c), fut in zip(keys, futures):
+            key = f"{w}/{f}/{c}"
+            out[key] = fut.result()
+            print(f"{key:32s} {out[key]['ir_per_byte']:9.2f} Ir/byte {out[key]['allocs_per_kib']:8.2f} allocs/KiB "
+                  f"{out[key]['allocs_per_event']:7.3f} allocs/event", flush=True)
     if not only or "idle" in only:
         for f in ["json", "xml_function"]:
             b1, n1 = dhat([bench, "--idle", "1", "--format", f])
@@ -116,8 +126,10 @@ def main():
     ap.add_argument("--only")
     ap.add_argument("--missing", action="store_true",
                     help="with --check --record: record only the metrics that have no threshold yet")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="entries measured at once (default: one per core)")
     a = ap.parse_args()
-    counts = measure(a.bench, a.only)
+    counts = measure(a.bench, a.only, a.jobs)
     if a.record and a.missing:
         old = json.load(open(THRESHOLDS))
         added = 0

@@ -250,7 +250,7 @@ struct DeepSeekGrammar: CallGrammar {
                     state = .badCall(detail: m)
                 case .tooDeep(let at):
                     streamer.flush(w, upTo: at, final: false, actions: &actions)
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    actions.append(.tooDeep(context, end: at))
                     return .skip
                 }
             case .afterArguments(let value, let end, let fenceClosed):

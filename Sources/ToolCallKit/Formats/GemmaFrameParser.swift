@@ -117,7 +117,7 @@ struct GemmaFrameParser: CallGrammar {
                     pos = at
                     state = .malformed(detail: m)
                 case .tooDeep(let at):
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    actions.append(.tooDeep(context, end: at))
                     return .skip
                 case .interrupted(let at):
                     let end = at + endMarker.count

@@ -279,7 +279,7 @@ struct HarmonyGrammar: CallGrammar {
                 case .tooDeep(let at):
                     streamer.flush(w, upTo: at, final: false, actions: &actions)
                     argsReader = JSONReader()
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    actions.append(.tooDeep(context, end: at))
                     return .skip
                 }
             case .afterArgs(let value):

@@ -138,7 +138,7 @@ struct JSONCallListGrammar: CallGrammar {
                 case .needMore:
                     return .needMore
                 case .tooDeep(let at):
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    actions.append(.tooDeep(context, end: at))
                     return .skip
                 case .error(let m, let at):
                     pos = at

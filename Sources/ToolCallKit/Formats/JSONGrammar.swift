@@ -106,7 +106,7 @@ struct JSONGrammar: CallGrammar {
                 case .needMore:
                     return .needMore
                 case .tooDeep(let at):
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    actions.append(.tooDeep(context, end: at))
                     return .skip
                 case .error(let m, let at):
                     pos = at
@@ -208,7 +208,7 @@ struct JSONGrammar: CallGrammar {
                 case .error(let m, _):
                     state = .junk(detail: m)
                 case .tooDeep(let at):
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    actions.append(.tooDeep(context, end: at))
                     return .skip
                 }
             case .afterList:

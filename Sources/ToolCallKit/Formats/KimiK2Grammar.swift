@@ -227,7 +227,7 @@ struct KimiK2Grammar: CallGrammar {
                     state = .badCall(detail: m)
                 case .tooDeep(let at):
                     if pendingID == nil { streamer.flush(w, upTo: at, final: false, actions: &actions) }
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    actions.append(.tooDeep(context, end: at))
                     return .skip
                 }
             case .afterArgs(let value, let end):

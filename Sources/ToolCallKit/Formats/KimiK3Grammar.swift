@@ -254,7 +254,7 @@ struct KimiK3Grammar: CallGrammar {
                     state = .junk(m)
                 case .tooDeep(let at):
                     streamer.flush(w, upTo: at, final: false, actions: &actions)
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    actions.append(.tooDeep(context, end: at))
                     return .skip
                 }
             case .jsonClose:

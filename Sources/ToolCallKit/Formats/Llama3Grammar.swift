@@ -121,7 +121,7 @@ struct Llama3Grammar: CallGrammar {
                     return .needMore
                 case .tooDeep(let at):
                     if bare { return giveBack(at: at, actions: &actions) }
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    actions.append(.tooDeep(context, end: at))
                     return .skip
                 case .error(let m, let at):
                     if let start = Self.pythonDictStart(w, quoteAt: at) {
@@ -226,7 +226,7 @@ struct Llama3Grammar: CallGrammar {
                     pos = at
                     state = .malformed(detail: m)
                 case .tooDeep(let at):
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    actions.append(.tooDeep(context, end: at))
                     return .skip
                 }
             case .pythonNext:

@@ -253,7 +253,7 @@ struct MiniMaxM3Grammar: CallGrammar {
                         pos = next
                         if !closing {
                             guard stack.count < context.maxDepth else {
-                                actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: next))
+                                actions.append(.tooDeep(context, end: next))
                                 return .skip
                             }
                             stack.append(OpenElement(name: name))
@@ -267,7 +267,7 @@ struct MiniMaxM3Grammar: CallGrammar {
                         let node: Node = top.children.isEmpty ? .text(top.text) : .element(top.children)
                         // A leaf is typed by decoding its text: JSON in it counts toward the cap.
                         if top.children.isEmpty, TextArgumentEmitter.nesting(top.text) + stack.count > context.maxDepth {
-                            actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: next))
+                            actions.append(.tooDeep(context, end: next))
                             return .skip
                         }
                         if !stack.isEmpty {

@@ -138,7 +138,7 @@ struct MistralGrammar: CallGrammar {
                     state = .malformed(detail: m)
                 case .tooDeep(let at):
                     streamer.flush(w, upTo: at, final: false, actions: &actions)
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    actions.append(.tooDeep(context, end: at))
                     return .skip
                 }
             case .listElement(let first):
@@ -164,7 +164,7 @@ struct MistralGrammar: CallGrammar {
                 case .needMore:
                     return .needMore
                 case .tooDeep(let at):
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    actions.append(.tooDeep(context, end: at))
                     return .skip
                 case .error(let m, let at):
                     pos = at

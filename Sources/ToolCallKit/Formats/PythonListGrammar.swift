@@ -220,7 +220,7 @@ struct PythonListGrammar: CallGrammar {
                     pos = at
                     state = .recover(PythonCallSkipper(depth: reader.depth), detail: message)
                 case .tooDeep(let at):
-                    report(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at), &actions)
+                    report(.tooDeep(context, end: at), &actions)
                     return .skip
                 }
             case .recover(var skipper, let detail):

@@ -181,7 +181,7 @@ struct TaggedFunctionParser: CallGrammar {
                 case .needMore:
                     return .needMore
                 case .tooDeep(let at):
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    actions.append(.tooDeep(context, end: at))
                     return .skip
                 case .error(let m, let at):
                     pos = at
@@ -266,7 +266,7 @@ struct TaggedFunctionParser: CallGrammar {
                     state = .junk(m)
                 case .tooDeep(let at):
                     streamer.flush(w, upTo: at, final: false, actions: &actions)
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    actions.append(.tooDeep(context, end: at))
                     return .skip
                 }
             case .afterJSONBody(let value, let end):

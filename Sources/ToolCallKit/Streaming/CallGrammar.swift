@@ -103,6 +103,18 @@ enum GrammarAction: Sendable {
     case reasoning(end: Int)
 }
 
+extension GrammarAction {
+    /// The rejection of a value nested deeper than the decoder allows
+    /// (``GrammarContext/maxDepth``), accounting for the bytes up to `end`. Every grammar reports
+    /// a value reader's `tooDeep` through this, so the reason and the wording never differ.
+    static func tooDeep(_ context: GrammarContext, end: Int) -> GrammarAction {
+        .reject(.tooLarge, detail: nestingTooDeep(context.maxDepth), end: end)
+    }
+}
+
+/// The detail of every too-deep rejection and error: "nesting deeper than N".
+func nestingTooDeep(_ maxDepth: Int) -> String { "nesting deeper than \(maxDepth)" }
+
 /// What a grammar that owns the stream (``CallGrammar/ownsStream``) reports: the actions of
 /// any grammar, and reasoning text, which such a grammar finds itself.
 enum StreamAction: Sendable {

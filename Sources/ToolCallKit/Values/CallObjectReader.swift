@@ -100,9 +100,9 @@ struct RawDeltaStreamer: Sendable {
                     i += 2  // not an escape the reader accepts; it reports the error
                     continue
                 }
-                if unit >= 0xDC00 && unit < 0xE000 {
+                if UTF16Unit.isLow(unit) {
                     replace(6, with: Self.replacementEscape)
-                } else if unit >= 0xD800 && unit < 0xDC00 {
+                } else if UTF16Unit.isHigh(unit) {
                     switch Self.lowHalf(w, at: i + 6, end: end) {
                     case .some(true): i += 12
                     case .some(false): replace(6, with: Self.replacementEscape)

@@ -80,7 +80,7 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
     private var state: State = .value
     private var stack: [Container] = []
     private var scratch: [UInt8] = []
-    private var pendingHigh: UInt32 = 0
+    private var units = UTF16Pairing()
     /// The value so far.
     private var writer = Sink()
     /// Reported members are taken out of the value being built (a call object's reader needs
@@ -148,7 +148,7 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
 
     /// Takes `count` bytes of a string body (none a quote or backslash) at `pos` as read.
     mutating func takeStringRun(_ w: ByteWindow, from pos: inout Int, count: Int) {
-        flushPendingHigh()
+        units.flush(into: &scratch)
         scratch.append(contentsOf: w.slice(pos..<(pos + count)))
         pos += count
     }
@@ -169,7 +169,7 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
                     i += 1
                 }
                 if i > pos {
-                    flushPendingHigh()
+                    units.flush(into: &scratch)
                     // Geometric growth: an exact reserveCapacity here would copy on every chunk.
                     scratch.append(contentsOf: w.storage[(pos - base)..<(i - base)])
                     pos = i
@@ -180,7 +180,7 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
                     state = .escape(isKey: isKey)
                     continue
                 }
-                flushPendingHigh()
+                units.flush(into: &scratch)
                 if isKey {
                     writer.key(utf8: scratch[...])
                     if stack.count <= reportDepth { stack[stack.count - 1].key = String(decoding: scratch, as: UTF8.self) }
@@ -208,7 +208,7 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
                 default:
                     return .error("invalid escape \\\(Character(Unicode.Scalar(b)))", at: pos - 1)
                 }
-                flushPendingHigh()
+                units.flush(into: &scratch)
                 scratch.append(out)
                 state = .string(isKey: isKey)
             case .unicode(let isKey, let count, let acc):
@@ -221,7 +221,7 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
                     state = .unicode(isKey: isKey, count: count + 1, acc: v)
                     continue
                 }
-                appendCodeUnit(v)
+                units.append(v, into: &scratch)
                 state = .string(isKey: isKey)
             case .value, .valueOrClose:
                 if JSONReader.isSpace(b) {
@@ -364,34 +364,6 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
         return nil
     }
 
-    private mutating func appendCodeUnit(_ u: UInt32) {
-        if u >= 0xD800 && u < 0xDC00 {
-            flushPendingHigh()
-            pendingHigh = u
-            return
-        }
-        var scalar: UInt32 = u
-        if u >= 0xDC00 && u < 0xE000 {
-            if pendingHigh != 0 {
-                scalar = 0x10000 + ((pendingHigh - 0xD800) << 10) + (u - 0xDC00)
-                pendingHigh = 0
-            } else {
-                scalar = 0xFFFD
-            }
-        } else {
-            flushPendingHigh()
-        }
-        let s = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-        scratch.append(contentsOf: UTF8.encode(s)!)
-    }
-
-    private mutating func flushPendingHigh() {
-        if pendingHigh != 0 {
-            pendingHigh = 0
-            scratch.append(contentsOf: [0xEF, 0xBF, 0xBD])
-        }
-    }
-
     // MARK: - Byte classes
 
     @inline(__always)
@@ -493,7 +465,7 @@ extension JSONValue {
                 }
                 throw ParseError(message: "unexpected end of input", offset: pos)
             case .error(let m, let at): throw ParseError(message: m, offset: at)
-            case .tooDeep(let at): throw ParseError(message: "nesting deeper than \(maxDepth)", offset: at)
+            case .tooDeep(let at): throw ParseError(message: nestingTooDeep(maxDepth), offset: at)
             case .valueStart, .valueEnd: continue
             }
         }

@@ -136,7 +136,7 @@ struct PythonCallReader: Sendable {
     private var streaming = false
     /// Whether the string being read is triple-quoted (`"""` or `'''`).
     private var triple = false
-    private var pendingHigh: UInt32 = 0
+    private var units = UTF16Pairing()
     /// The keyword whose value is being read.
     private var argKey = ""
     /// Where that value began.
@@ -349,7 +349,7 @@ struct PythonCallReader: Sendable {
                     i += 1
                 }
                 if i > pos {
-                    flushPendingHigh()
+                    units.flush(into: &scratch)
                     scratch.append(contentsOf: w.slice(pos..<i))
                     pos = i
                     continue
@@ -366,7 +366,7 @@ struct PythonCallReader: Sendable {
                 pos += 1
                 state = .string(quote: quote, raw: raw)
                 if raw {
-                    flushPendingHigh()
+                    units.flush(into: &scratch)
                     scratch.append(UInt8(ascii: "\\"))
                     scratch.append(b)
                     continue
@@ -391,17 +391,17 @@ struct PythonCallReader: Sendable {
                     continue
                 default:
                     // An unknown escape is kept as written.
-                    flushPendingHigh()
+                    units.flush(into: &scratch)
                     scratch.append(UInt8(ascii: "\\"))
                     scratch.append(b)
                     continue
                 }
-                flushPendingHigh()
+                units.flush(into: &scratch)
                 scratch.append(out)
             case .hex(let quote, let letter, let need, let count, let acc):
                 guard let h = JSONReader.hexValue(b) else {
                     // Not an escape after all: keep `\`, the letter and the digits as written.
-                    flushPendingHigh()
+                    units.flush(into: &scratch)
                     scratch.append(UInt8(ascii: "\\"))
                     scratch.append(letter)
                     scratch.append(contentsOf: w.slice((pos - count)..<pos))
@@ -414,7 +414,7 @@ struct PythonCallReader: Sendable {
                     state = .hex(quote: quote, letter: letter, need: need, count: count + 1, acc: v)
                     continue
                 }
-                appendCodeUnit(v, surrogates: letter == UInt8(ascii: "u"))
+                units.append(v, pairs: letter == UInt8(ascii: "u"), into: &scratch)
                 state = .string(quote: quote, raw: false)
             case .quoteEnd(let quote, let raw, let from):
                 if JSONReader.isSpace(b) {
@@ -435,7 +435,7 @@ struct PythonCallReader: Sendable {
                     if let r = finishString(w, actions: &actions) { return r }
                 } else {
                     // A quote inside the string: keep it and the white space after it.
-                    flushPendingHigh()
+                    units.flush(into: &scratch)
                     scratch.append(quote)
                     scratch.append(contentsOf: w.slice(from..<pos))
                     state = .string(quote: quote, raw: raw)
@@ -450,7 +450,7 @@ struct PythonCallReader: Sendable {
                     }
                 } else {
                     // One or two quotes inside the string: data.
-                    flushPendingHigh()
+                    units.flush(into: &scratch)
                     for _ in 0..<count { scratch.append(quote) }
                     state = .string(quote: quote, raw: raw)
                 }
@@ -539,7 +539,7 @@ struct PythonCallReader: Sendable {
     /// decoder may forward bytes that neither end the string nor need JSON escaping.
     func passThrough(at end: Int) -> PassThrough? {
         guard case .string(let quote, _) = state, streaming, pos == end, emitted == scratch.count,
-            pendingHigh == 0
+            units.isSettled
         else { return nil }
         return quote == UInt8(ascii: "'") ? Self.singleQuotedRun : Self.doubleQuotedRun
     }
@@ -568,7 +568,7 @@ struct PythonCallReader: Sendable {
         self.triple = triple
         scratch.removeAll(keepingCapacity: true)
         emitted = 0
-        pendingHigh = 0
+        units.reset()
         state = .string(quote: quote, raw: raw)
         if top {
             let types = SchemaTyping.types(of: schema(for: argKey))
@@ -580,7 +580,7 @@ struct PythonCallReader: Sendable {
     }
 
     private mutating func finishString(_ w: ByteWindow, actions: inout [GrammarAction]) -> Result? {
-        flushPendingHigh()
+        units.flush(into: &scratch)
         let s = String(decoding: scratch, as: UTF8.self)
         if streaming {
             flushString(final: true, actions: &actions)
@@ -775,34 +775,6 @@ struct PythonCallReader: Sendable {
         case .literal:
             guard types == ["string"] else { return v }
             return .string(SchemaTyping.trimSpace(String(decoding: source, as: UTF8.self)))
-        }
-    }
-
-    private mutating func appendCodeUnit(_ u: UInt32, surrogates: Bool) {
-        if surrogates && u >= 0xD800 && u < 0xDC00 {
-            flushPendingHigh()
-            pendingHigh = u
-            return
-        }
-        var scalar = u
-        if surrogates && u >= 0xDC00 && u < 0xE000 {
-            if pendingHigh != 0 {
-                scalar = 0x10000 + ((pendingHigh - 0xD800) << 10) + (u - 0xDC00)
-                pendingHigh = 0
-            } else {
-                scalar = 0xFFFD
-            }
-        } else {
-            flushPendingHigh()
-        }
-        let s = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-        scratch.append(contentsOf: UTF8.encode(s)!)
-    }
-
-    private mutating func flushPendingHigh() {
-        if pendingHigh != 0 {
-            pendingHigh = 0
-            scratch.append(contentsOf: [0xEF, 0xBF, 0xBD])
         }
     }
 

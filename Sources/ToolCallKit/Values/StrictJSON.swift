@@ -49,10 +49,10 @@ package enum StrictJSON {
                     case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74: i += 2
                     case 0x75:
                         guard let u = escapeUnit() else { return "bad \\u escape at \(i)" }
-                        if u >= 0xDC00 && u < 0xE000 { return "lone low surrogate escape at \(i)" }
-                        if u >= 0xD800 && u < 0xDC00 {
+                        if UTF16Unit.isLow(u) { return "lone low surrogate escape at \(i)" }
+                        if UTF16Unit.isHigh(u) {
                             i += 6
-                            guard i < n, bytes[i] == 0x5C, let low = escapeUnit(), low >= 0xDC00 && low < 0xE000 else {
+                            guard i < n, bytes[i] == 0x5C, let low = escapeUnit(), UTF16Unit.isLow(low) else {
                                 return "lone high surrogate escape at \(i - 6)"
                             }
                         }
@@ -93,7 +93,7 @@ package enum StrictJSON {
                 case UInt8(ascii: "{"):
                     i += 1
                     stack.append(true)
-                    guard stack.count <= maxDepth else { return "nesting deeper than \(maxDepth)" }
+                    guard stack.count <= maxDepth else { return nestingTooDeep(maxDepth) }
                     skipSpace()
                     if i < n && bytes[i] == UInt8(ascii: "}") {
                         i += 1
@@ -110,7 +110,7 @@ package enum StrictJSON {
                 case UInt8(ascii: "["):
                     i += 1
                     stack.append(false)
-                    guard stack.count <= maxDepth else { return "nesting deeper than \(maxDepth)" }
+                    guard stack.count <= maxDepth else { return nestingTooDeep(maxDepth) }
                     skipSpace()
                     if i < n && bytes[i] == UInt8(ascii: "]") {
                         i += 1

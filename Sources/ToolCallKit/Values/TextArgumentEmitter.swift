@@ -242,7 +242,7 @@ struct TextArgumentEmitter: Sendable {
     /// The call ended: its arguments, or the `invalid_arguments` detail.
     mutating func finishCall(actions: inout [GrammarAction]) -> Result<CanonicalJSON, ArgumentsMismatch> {
         if tooDeep {
-            return .failure(ArgumentsMismatch(reason: .tooLarge, detail: "a value nested deeper than \(maxDepth)"))
+            return .failure(ArgumentsMismatch(reason: .tooLarge, detail: nestingTooDeep(maxDepth)))
         }
         if !errors.isEmpty {
             return .failure(ArgumentsMismatch(reason: .invalidArguments, detail: errors.joined(separator: "\n")))
