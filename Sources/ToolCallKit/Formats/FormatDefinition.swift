@@ -31,6 +31,8 @@ public final class FormatDefinition: Sendable {
     /// Model-family names people try as `--format` (`qwen`), and the phrase for the hint
     /// (`Qwen and Hermes models write`).
     public let familyNames: (names: [String], who: String)?
+    /// The decoders' marker plans, made on first use.
+    let plans = MarkerPlanCache()
 
     init(
         name: String, summary: String,

@@ -193,7 +193,9 @@ struct PassThrough: Sendable {
 /// then ``advance(_:context:actions:)`` after every chunk until it returns `.finished` or
 /// `.skip`, and ``finish(_:context:actions:)`` at end of stream if the frame is still open.
 protocol CallGrammar: Sendable {
-    /// The literals that start (or stray into) markup for this format.
+    /// The literals that start (or stray into) markup for this format. Every grammar a format
+    /// makes declares the same markers (and the same ``ownsStream``), whatever its context:
+    /// the decoder reads them once per format (``MarkerPlan``).
     var markers: [Marker] { get }
     /// Whether the grammar parses the whole stream as one frame that begins at its first byte
     /// (a response template: regions, not start markers, structure the output). Such a grammar
@@ -231,5 +233,22 @@ extension CallGrammar {
     func passThrough(at end: Int) -> PassThrough? { nil }
     mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
         preconditionFailure("takePassThrough without passThrough")
+    }
+}
+
+/// The grammar an idle decoder holds until its first frame begins: it is never asked to parse
+/// (the decoder makes the format's grammar first), and it fits in the decoder's storage, so a
+/// decoder that has seen no markup holds no grammar on the heap.
+struct IdleGrammar: CallGrammar {
+    var markers: [Marker] { [] }
+    var skipRule: SkipRule { .before([]) }
+    func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
+        preconditionFailure("the idle grammar never parses a frame")
+    }
+    func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
+        preconditionFailure("the idle grammar never parses a frame")
+    }
+    func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
+        preconditionFailure("the idle grammar never parses a frame")
     }
 }

@@ -108,6 +108,10 @@ extension ToolCallDecoder {
                 emitMarkup(upTo: bodyStart)
             case .start:
                 let atStart = isAtStart(at)
+                if !grammarMade {
+                    grammar = format.definition.makeGrammar(context)
+                    grammarMade = true
+                }
                 grammar.begin(marker: k, at: at, bodyStart: bodyStart, atStart: atStart, context: context)
                 frameStart = at
                 mode = .frame

@@ -100,64 +100,69 @@ public struct ToolCallDecoder: Sendable {
         case undeclared(name: String)
     }
 
-    public let format: ToolCallFormat
-    public let tools: ToolSet?
-    public let options: Options
+    /// The settings and the marker plan, fixed when the decoder is made (one heap object,
+    /// shared by copies).
+    let setup: DecoderSetup
+    public var format: ToolCallFormat { setup.context.format }
+    public var tools: ToolSet? { setup.context.tools }
+    public var options: Options { setup.options }
     /// ``Options/maxCallBytes`` as a count (unlimited: a number no call reaches).
-    let callCap: Int
-
-    var grammar: any CallGrammar
-    /// The grammar parses the whole stream (a response template).
-    let ownsStream: Bool
-    /// The markers that can match before any visible text (all whose condition can hold), and
-    /// after it (those that hold anywhere); each with its indexes into `markers`.
-    let startSet: MarkerSet
-    let startIndexes: [Int]
-    let laterSet: MarkerSet
-    let laterIndexes: [Int]
-    let markers: [Marker]
-    let context: GrammarContext
+    @inline(__always) var callCap: Int { setup.options.maxCallBytes.count }
+    @inline(__always) var context: GrammarContext { setup.context }
     /// The tools with compiled validators, when ``Options/validate`` is on.
-    let validation: ToolSet?
+    @inline(__always) var validation: ToolSet? { setup.options.validate ? setup.context.tools : nil }
+    @inline(__always) var ownsStream: Bool { setup.plan.ownsStream }
+    @inline(__always) var markers: [Marker] { setup.plan.markers }
+    @inline(__always) var startSet: MarkerSet { setup.plan.startSet }
+    @inline(__always) var startIndexes: [Int] { setup.plan.startIndexes }
+    @inline(__always) var laterSet: MarkerSet { setup.plan.laterSet }
+    @inline(__always) var laterIndexes: [Int] { setup.plan.laterIndexes }
+    @inline(__always) var reasoningSet: MarkerSet { setup.plan.reasoningSet }
+    @inline(__always) var reasoningCloseCount: Int { setup.plan.reasoningCloseCount }
+    @inline(__always) var reasoningOpeners: MarkerSet { setup.plan.reasoningOpeners }
+
+    // The stream's state. Word-sized fields come first and the small ones last, so that the
+    // layout wastes no padding: an idle decoder is its storage (about 300 bytes) plus the
+    // setup (about 200), and nothing else (`toolcall-bench --idle`).
+
+    /// The format's grammar. An idle decoder holds a placeholder (``IdleGrammar``, no heap):
+    /// the real one is made when the first frame begins (``grammarMade``).
+    var grammar: any CallGrammar = IdleGrammar()
     var window = ByteWindow()
-    var mode: Mode = .text
-    var current: Current = .none
-    /// The first byte not yet accounted for by an event.
-    var cut = 0
-    /// Whether visible (non-white-space) text has been emitted.
-    var sawVisibleText = false
     var ids: CallIDGenerator
-    var nextIndex = 0
-    var accepted = 0
-    var rejectedCount = 0
     var events: [ToolCallEvent] = []
     var actions: [GrammarAction] = []
     var streamActions: [StreamAction] = []
-    /// Close markers (index = pair), then the call markers that end a block.
-    let reasoningSet: MarkerSet
-    let reasoningCloseCount: Int
+    /// With ``Options/wholeCalls``: the arguments text of the call being read, emitted in one
+    /// delta when the call is accepted.
+    var heldArguments: [UInt8] = []
+    /// The first byte not yet accounted for by an event.
+    var cut = 0
+    var nextIndex = 0
+    var accepted = 0
+    var rejectedCount = 0
     /// Where the search for the end of a skipped oversized call resumes.
     var skipFrom = 0
     /// Where the current reasoning block's text begins (after its open marker).
     var reasoningTextStart = 0
-    /// The open markers; with ``Options/reasoningOpen``, one the model writes anyway at the
-    /// start (after white space) belongs to the block that is already open.
-    let reasoningOpeners: MarkerSet
-    var openerChecked = false
-    /// An unfinished UTF-8 sequence (up to 3 bytes, little-endian) that the text fast path
-    /// holds back outside the window; the window takes it before the next slow step.
-    var carry: UInt32 = 0
-    var carryCount = 0
-    /// The run the grammar offered after its last step, if any; the bytes from `passFrom` to
-    /// `passEnd` were forwarded by ``forward(_:_:into:)`` and are not yet taken by the grammar.
-    var passRun: PassThrough?
-    /// With ``Options/wholeCalls``: the arguments text of the call being read, emitted in one
-    /// delta when the call is accepted.
-    var heldArguments: [UInt8] = []
     /// Where the current frame began.
     var frameStart = 0
     var passFrom = 0
     var passEnd = 0
+    var carryCount = 0
+    var current: Current = .none
+    /// The run the grammar offered after its last step, if any; the bytes from `passFrom` to
+    /// `passEnd` were forwarded by ``forward(_:_:into:)`` and are not yet taken by the grammar.
+    var passRun: PassThrough?
+    var mode: Mode = .text
+    /// An unfinished UTF-8 sequence (up to 3 bytes, little-endian; `carryCount` of them) that
+    /// the text fast path holds back outside the window; the window takes it before the next
+    /// slow step.
+    var carry: UInt32 = 0
+    var grammarMade = false
+    /// Whether visible (non-white-space) text has been emitted.
+    var sawVisibleText = false
+    var openerChecked = false
 
     /// Creates a decoder for one stream.
     ///
@@ -170,57 +175,29 @@ public struct ToolCallDecoder: Sendable {
     ///     bad ones up front; otherwise they are compiled here, and a tool whose schema cannot
     ///     be compiled has every call rejected.
     public init(format: ToolCallFormat, tools: ToolSet? = nil, options: Options = Options()) {
-        self.format = format
-        self.tools = tools
-        self.options = options
-        self.callCap = options.maxCallBytes.count
-        self.validation = options.validate ? tools?.compilingValidatorsLeniently() : nil
-        self.context = GrammarContext(
+        // With validation on, the tools carry their compiled validators (equal to `tools`).
+        let tools = options.validate ? tools?.compilingValidatorsLeniently() : tools
+        let context = GrammarContext(
             format: format, tools: tools, maxDepth: min(options.maxDepth.count, Self.deepestNesting), prompt: options.prompt)
-        self.grammar = format.definition.makeGrammar(context)
-        let ownsStream = grammar.ownsStream
-        self.ownsStream = ownsStream
-        var markers = grammar.markers
-        let syntax = format.definition.reasoning
-        if options.reasoning && !ownsStream {
-            // Open markers start blocks; an orphan close marker stays text (no tool-call markup).
-            for (k, pair) in syntax.pairs.enumerated() {
-                markers.append(Marker(pair.open, kind: .reasoningOpen(pair: k)))
-            }
-            self.reasoningSet = MarkerSet(syntax.pairs.map(\.close) + syntax.endedBy)
-        } else {
-            self.reasoningSet = MarkerSet([String]())
+        let definition = format.definition
+        var first: (any CallGrammar)? = nil
+        let plan = definition.plans.plan(
+            toolsDeclared: tools != nil, reasoning: options.reasoning, reasoningOpen: options.reasoningOpen
+        ) {
+            let grammar = definition.makeGrammar(context)
+            first = grammar
+            return MarkerPlan(
+                grammarMarkers: grammar.markers, ownsStream: grammar.ownsStream, syntax: definition.reasoning,
+                toolsDeclared: tools != nil, reasoning: options.reasoning, reasoningOpen: options.reasoningOpen)
         }
-        self.reasoningCloseCount = syntax.pairs.count
-        // Only needed when the stream starts inside a block (an idle decoder stays small).
-        self.reasoningOpeners = MarkerSet(options.reasoningOpen && !ownsStream ? syntax.pairs.map(\.open) : [])
-        self.markers = markers
-        var startIndexes: [Int] = []
-        var laterIndexes: [Int] = []
-        for (k, m) in markers.enumerated() {
-            switch m.condition {
-            case .always:
-                startIndexes.append(k)
-                laterIndexes.append(k)
-            case .whenToolsDeclared:
-                if tools != nil {
-                    startIndexes.append(k)
-                    laterIndexes.append(k)
-                }
-            case .atStart:
-                startIndexes.append(k)
-            case .atStartOrWhenToolsDeclared:
-                startIndexes.append(k)
-                if tools != nil { laterIndexes.append(k) }
-            }
-        }
-        self.startSet = MarkerSet(startIndexes.map { markers[$0].bytes })
-        self.startIndexes = startIndexes
-        self.laterSet = MarkerSet(laterIndexes.map { markers[$0].bytes })
-        self.laterIndexes = laterIndexes
-        if options.reasoningOpen && !ownsStream { self.mode = .reasoning(pair: nil) }
+        self.setup = DecoderSetup(
+            context: context, options: options, plan: plan)
+        if options.reasoningOpen && !plan.ownsStream { self.mode = .reasoning(pair: nil) }
         self.ids = CallIDGenerator(seed: options.idSeed)
-        if ownsStream {
+        if plan.ownsStream {
+            // The grammar parses from the first byte: it is needed now.
+            grammar = first ?? definition.makeGrammar(context)
+            grammarMade = true
             grammar.begin(marker: 0, at: 0, bodyStart: 0, atStart: true, context: context)
             mode = .frame
         }
