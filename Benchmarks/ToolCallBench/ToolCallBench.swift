@@ -9,6 +9,7 @@ struct ToolCallBench {
         USAGE: toolcall-bench [--workload NAME|all] [--format NAME|all]
                               [--chunk N] [--size BYTES] [--repeat K] [--json]
                toolcall-bench --idle N [--format NAME]
+               toolcall-bench --tokens TOKENIZER.json [--format NAME] [--size IDS] [--repeat K] [--json]
 
         Workloads: prose, agentic, long-argument, escaped-argument (events encoded as JSON
         lines too), many-parameters, near-miss (the format's markers, each one byte off),
@@ -19,6 +20,10 @@ struct ToolCallBench {
         (reasoning, prose and calls through a response template; --format does not apply).
         Each (workload, format, chunk) input is generated once (fixed seed), decoded --repeat
         times from a fresh decoder, and checked; a wrong result exits 1.
+        --tokens streams --size token ids (default 1,000,000; drawn with a fixed seed from the
+        tokenizer's vocabulary, special tokens excluded) through a TokenStreamDecoder one id
+        at a time and reports ids per second; the events are checked against the same ids fed
+        in one batch.
         Instructions per byte: run under `valgrind --tool=callgrind` at --repeat 3 and
         --repeat 1; (Ir3 - Ir1) / (2 x bytes). `Benchmarks/ir-per-byte.sh WORKLOAD FORMAT
         CHUNK SIZE` does it for one case; `make bench-check` checks every case against the
@@ -34,6 +39,9 @@ struct ToolCallBench {
         var json = false
         /// `--idle N`: make N decoders and keep them (for measuring an idle decoder's memory).
         var idle: Int?
+        /// `--tokens PATH`: stream token ids through this tokenizer, one at a time.
+        var tokenizer: String?
+        var sizeGiven = false
     }
 
     static func main() {
@@ -63,6 +71,7 @@ struct ToolCallBench {
             case "--size":
                 guard let n = Int(value(a)), n > 0 else { fail("--size takes a positive number") }
                 s.size = n
+                s.sizeGiven = true
             case "--repeat":
                 guard let n = Int(value(a)), n > 0 else { fail("--repeat takes a positive number") }
                 s.repeats = n
@@ -70,6 +79,7 @@ struct ToolCallBench {
             case "--idle":
                 guard let n = Int(value(a)), n > 0 else { fail("--idle takes a positive number") }
                 s.idle = n
+            case "--tokens": s.tokenizer = value(a)
             case "--help", "-h":
                 print(usage)
                 return
@@ -82,6 +92,11 @@ struct ToolCallBench {
             decoders.reserveCapacity(n)
             for _ in 0..<n { decoders.append(ToolCallDecoder(format: s.formats[0])) }
             print("idle decoders: \(decoders.count), \(MemoryLayout<ToolCallDecoder>.size) bytes inline each")
+            return
+        }
+        if let path = s.tokenizer {
+            TokenBench.run(tokenizerPath: path, format: s.formats[0], ids: s.sizeGiven ? s.size : 1_000_000,
+                           repeats: s.repeats, json: s.json)
             return
         }
         if !s.json {

@@ -34,6 +34,9 @@ struct MarkerSet: Sendable {
     /// The distinct first bytes, and each repeated in all 8 bytes of a word (for SWAR).
     private let firstList: [UInt8]
     private let firstPatterns: [UInt64]
+    /// With one or two distinct first bytes, each repeated in all 8 bytes of a word (the same
+    /// one twice when there is one), for a chunk of at most 8 bytes tested in one word.
+    private let pairPatterns: (UInt64, UInt64)?
     /// The longest marker's length.
     let maxLength: Int
 
@@ -56,6 +59,9 @@ struct MarkerSet: Sendable {
         soleSecond = second
         firstList = firsts.sorted()
         firstPatterns = firstList.map { UInt64($0) &* 0x0101_0101_0101_0101 }
+        // A first byte of 0 would match the zero padding of a short chunk: not for that test.
+        pairPatterns = (1...2).contains(firstPatterns.count) && firstList[0] != 0
+            ? (firstPatterns[0], firstPatterns[firstPatterns.count - 1]) : nil
         maxLength = markers.map(\.count).max() ?? 0
     }
 
@@ -90,6 +96,22 @@ struct MarkerSet: Sendable {
     /// Whether no byte of `bytes` can begin a marker (the decoder's fast path for plain text).
     @inline(__always)
     func hasNoCandidate(in bytes: ArraySlice<UInt8>) -> Bool {
+        if bytes.count <= 8, let (p0, p1) = pairPatterns {
+            // A token-sized chunk and one or two first bytes: the chunk in one word (its unused
+            // bytes zero, which neither pattern has), and a zero byte of `word ^ pattern` is
+            // a hit. `(x - 0x01…) & ~x & 0x80…` is nonzero exactly when `x` has a zero byte.
+            var word: UInt64 = 0
+            var shift: UInt64 = 0
+            for b in bytes {
+                word |= UInt64(b) &<< shift
+                shift &+= 8
+            }
+            let lows: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            let x0 = word ^ p0
+            let x1 = word ^ p1
+            return ((x0 &- lows) & ~x0 | (x1 &- lows) & ~x1) & highs == 0
+        }
         if bytes.count < 16 {
             // A few bytes (a server feeding tokens): a call to memchr costs more than looking,
             // and a branch-free test of each byte against the class costs least.

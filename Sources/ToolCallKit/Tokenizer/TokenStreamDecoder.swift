@@ -89,15 +89,38 @@ public struct TokenStreamDecoder: Sendable {
 
     /// Consumes one id.
     public mutating func feed(_ id: Int) throws(UnknownTokenError) -> [ToolCallEvent] {
-        try feed([id][...])
+        var out: [ToolCallEvent] = []
+        try feed(id, into: &out)
+        return out
+    }
+
+    /// Consumes one id and appends its events to `out`.
+    ///
+    /// The allocation-free form for servers that stream one id at a time: reuse one array
+    /// across ids (`out.removeAll(keepingCapacity: true)` after handling it). An id outside the
+    /// vocabulary throws and changes nothing.
+    public mutating func feed(_ id: Int, into out: inout [ToolCallEvent]) throws(UnknownTokenError) {
+        guard tokenizer.contains(id) else {
+            throw UnknownTokenError(id: id, offset: 0, vocabularySize: tokenizer.vocabularySize)
+        }
+        if !dropped.isEmpty && tokenizer.isSpecial(id) && dropped.contains(id) { return }
+        bytes.removeAll(keepingCapacity: true)
+        detokenizer.decode(id, into: &bytes)
+        if !bytes.isEmpty { decoder.feed(bytes[...], into: &out) }
     }
 
     /// Ends the stream: flushes what the detokenizer held, then ends the decoder (`end` last).
     public mutating func finish() -> [ToolCallEvent] {
+        var out: [ToolCallEvent] = []
+        finish(into: &out)
+        return out
+    }
+
+    /// Ends the stream, appending the last events to `out`.
+    public mutating func finish(into out: inout [ToolCallEvent]) {
         bytes.removeAll(keepingCapacity: true)
         detokenizer.finish(into: &bytes)
-        var events = decoder.feed(bytes)
-        events += decoder.finish()
-        return events
+        decoder.feed(bytes[...], into: &out)
+        decoder.finish(into: &out)
     }
 }

@@ -13,10 +13,15 @@ struct TokenStreamDecoderTests {
         var events: [ToolCallEvent] = []
         var i = 0
         while i < ids.count {
-            events += try d.feed(ids[i..<min(ids.count, i + batch)])
+            if batch == 1 {
+                // One id at a time: the allocation-free form servers use.
+                try d.feed(ids[i], into: &events)
+            } else {
+                events += try d.feed(ids[i..<min(ids.count, i + batch)])
+            }
             i += batch
         }
-        events += d.finish()
+        if batch == 1 { d.finish(into: &events) } else { events += d.finish() }
         var text = ""
         var calls: [ToolCall] = []
         var rejected = 0
@@ -102,6 +107,10 @@ struct TokenStreamDecoderTests {
         } catch {
             #expect(error.id == -1 && error.offset == 1 && error.vocabularySize == 271)
         }
+        // One id at a time: an unknown id throws with offset 0 and adds no event.
+        let before = events.count
+        #expect(throws: TokenStreamDecoder.UnknownTokenError.self) { try d.feed(999, into: &events) }
+        #expect(events.count == before)
         events += try d.feed([0x21])
         events += d.finish()
         let text = events.compactMap { if case .text(let s) = $0 { s.string } else { nil } }.joined()
