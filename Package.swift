@@ -50,7 +50,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ToolCallBench",
-            dependencies: ["ToolCallKit"],
+            dependencies: ["ToolCallKit", "ToolCallKitTestSupport"],
             path: "Benchmarks/ToolCallBench",
             swiftSettings: strict
         ),

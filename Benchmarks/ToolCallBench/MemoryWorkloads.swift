@@ -1,6 +1,7 @@
 // toolcall-bench — the shapes that once made a call hold many times its size (README.md, Benchmark).
 
 import ToolCallKit
+import ToolCallKitTestSupport
 
 /// Workloads whose arguments are many small values: the memory a call holds is guarded by
 /// `make bench-check` (peak heap per input byte) besides its time.
@@ -70,9 +71,10 @@ extension Workloads {
     /// The call, its list spliced into the rendered frame as bytes: the input is the only
     /// copy of the list made, so generating it does not set the peak heap measured.
     static func listCall(_ name: String, format: ToolCallFormat, intro: String, list: String) -> Workload {
-        // A number the renderer writes bare stands where the list goes.
-        let slot = Array("7340033".utf8)
-        let r = render(format, after: intro, name: "save", args: [("values", "7340033")], literal: true)
+        // A one-number list stands where the list goes, so that formats that type their
+        // values (kimi_k3's `type="array"`) type it as a list; every format writes it as is.
+        let slot = Array("[7340033]".utf8)
+        let r = render(format, after: intro, name: "save", args: [("values", "[7340033]")], literal: true)
         let frame = r.input
         guard let at = (0...(frame.count - slot.count)).first(where: { frame[$0..<($0 + slot.count)].elementsEqual(slot) }) else {
             fatalError("\(format.rawValue): the rendered call holds no list slot")

@@ -1,6 +1,7 @@
 // toolcall-bench — the response-template workload: a format defined at run time.
 
 import ToolCallKit
+import ToolCallKitTestSupport
 
 extension Workloads {
     /// A SmolLM3-style template (reasoning in `<think>`, Hermes JSON calls in `<tool_call>`,

@@ -2,6 +2,7 @@
 
 import Glibc
 import ToolCallKit
+import ToolCallKitTestSupport
 
 /// The token layer's throughput: a server that detokenizes as the model samples feeds one id
 /// per step, so that is what is measured.

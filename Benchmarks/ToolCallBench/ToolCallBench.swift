@@ -2,12 +2,13 @@
 
 import Glibc
 import ToolCallKit
+import ToolCallKitTestSupport
 
 @main
 struct ToolCallBench {
     static let usage = """
         USAGE: toolcall-bench [--workload NAME|all] [--format NAME|all]
-                              [--chunk N] [--size BYTES] [--repeat K] [--json]
+                              [--chunk N] [--size BYTES] [--repeat K] [--json] [--verify]
                toolcall-bench --idle N [--format NAME]
                toolcall-bench --tokens TOKENIZER.json [--format NAME] [--size IDS] [--repeat K] [--json]
 
@@ -19,7 +20,9 @@ struct ToolCallBench {
         schemas: anyOf over a shared $ref, a long enum, a catastrophic pattern), template
         (reasoning, prose and calls through a response template; --format does not apply).
         Each (workload, format, chunk) input is generated once (fixed seed), decoded --repeat
-        times from a fresh decoder, and checked; a wrong result exits 1.
+        times from a fresh decoder, and checked; a wrong result exits 1. --verify also runs the
+        tests' chunking verifier on each input first, untimed (whole, split in two, and in
+        --chunk pieces: the same events, raw spans that rebuild the input, valid deltas).
         --tokens streams --size token ids (default 1,000,000; drawn with a fixed seed from the
         tokenizer's vocabulary, special tokens excluded) through a TokenStreamDecoder one id
         at a time and reports ids per second; the events are checked against the same ids fed
@@ -42,6 +45,8 @@ struct ToolCallBench {
         /// `--tokens PATH`: stream token ids through this tokenizer, one at a time.
         var tokenizer: String?
         var sizeGiven = false
+        /// `--verify`: the chunking verifier on each input before it is timed.
+        var verify = false
     }
 
     static func main() {
@@ -76,6 +81,7 @@ struct ToolCallBench {
                 guard let n = Int(value(a)), n > 0 else { fail("--repeat takes a positive number") }
                 s.repeats = n
             case "--json": s.json = true
+            case "--verify": s.verify = true
             case "--idle":
                 guard let n = Int(value(a)), n > 0 else { fail("--idle takes a positive number") }
                 s.idle = n
@@ -107,6 +113,7 @@ struct ToolCallBench {
             for f in w == "template" ? [Workloads.templateFormat] : s.formats {
                 let workload = Workloads.make(w, format: f, size: s.size)
                 for chunk in s.chunks {
+                    if s.verify { verifyChunking(workload, chunk: chunk) }
                     let r = run(workload, chunk: chunk, repeats: s.repeats)
                     report(r, workload: workload, chunk: chunk, repeats: s.repeats, json: s.json)
                 }
@@ -164,6 +171,19 @@ struct ToolCallBench {
         }
         let c = total.components
         return RunResult(seconds: Double(c.seconds) + Double(c.attoseconds) * 1e-18, calls: calls, events: eventCount)
+    }
+
+    /// The tests' chunking verifier (ToolCallKitTestSupport) on one input: the same events
+    /// whole, split in two and in `chunk`-byte pieces, each run's contracts checked.
+    static func verifyChunking(_ w: Workload, chunk: Int) {
+        let check = ChunkingCheck(
+            format: w.format, tools: w.tools,
+            options: .init(rawSpans: true, idSeed: 1, maxCallBytes: w.maxCallBytes ?? .defaultCallBytes, validate: w.tools != nil))
+        var problems: [String] = []
+        check.verify(w.input, chunkings: .sample(split: w.input.count / 2, chunk: chunk)) { problems.append($0) }
+        if let first = problems.first {
+            fail("\(w.name)/\(w.format.rawValue)/chunk \(chunk): the chunking verifier: \(first)")
+        }
     }
 
     /// The result check: the expected calls came out and the text is intact.

@@ -1,17 +1,13 @@
 // toolcall-bench — deterministic inputs for each workload and format (README.md, Benchmark).
 
 import ToolCallKit
+import ToolCallKitTestSupport
 
-/// SplitMix64: a fixed seed gives the same inputs on every machine.
-struct SeededGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// SplitMix64 (the tests' generator, from ToolCallKitTestSupport): a fixed seed gives the same
+/// inputs on every machine.
+typealias SeededGenerator = SeededRandom
+
+extension SeededRandom {
     mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
 }
 

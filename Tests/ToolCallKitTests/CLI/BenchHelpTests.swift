@@ -53,6 +53,18 @@ struct BenchHelpTests {
         #expect(try Self.run(["--workload", "no-such-workload"]).status != 0)
     }
 
+    @Test("--verify runs the tests' chunking verifier on every workload's input, for formats of each family")
+    func verifyEveryWorkload() throws {
+        let names = try Self.workloads(try Self.help())
+        for format in ["json", "xml_function", "kimi_k3", "lfm2"] {
+            for name in names {
+                let r = try Self.run(["--workload", name, "--format", format, "--size", "4000", "--repeat", "1", "--chunk", "5", "--json", "--verify"])
+                #expect(r.status == 0, "--workload \(name) --format \(format) --verify")
+            }
+        }
+        #expect(try Self.run(["--tokens", "/no/such/tokenizer.json"]).status != 0)
+    }
+
     @Test("every make target and file the help names exists")
     func targetsExist() throws {
         let help = try Self.help()
