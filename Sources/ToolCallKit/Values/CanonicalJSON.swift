@@ -191,6 +191,16 @@ struct CanonicalWriter: JSONSink {
     /// Open containers.
     var depth: Int { frames.count }
 
+    /// Makes room for about `n` more bytes before a large value is written at once (a text
+    /// value read whole): the text then takes the value's size, not up to twice it as growth
+    /// by doubling would leave. Room grows at least geometrically, so many values still cost
+    /// linear time.
+    mutating func reserve(_ n: Int) {
+        let need = out.count + n + 16
+        guard need > out.capacity else { return }
+        out.reserveCapacity(max(need, out.capacity * 2))
+    }
+
     /// Before a value: the comma between array elements.
     @inline(__always)
     private mutating func slot() {
