@@ -45,8 +45,15 @@ struct GLM4Grammar: CallGrammar {
     static let maxNameBytes = 512
     static let maxKeyBytes = 1024
 
-    let markers: [Marker] = [Marker("<tool_call>"), Marker("</tool_call>", kind: .stray)]
-    let skipRule = SkipRule.through([Array("</tool_call>".utf8)])
+    // Tag lists made once, not per decoder or per step.
+    private static let bodyTags = [keyOpen, valueOpen, close]
+    private static let nameEnds = [keyOpen, keyClose, valueOpen, close]
+    private static let closeTags = [close]
+    private static let markerList = [Marker("<tool_call>"), Marker("</tool_call>", kind: .stray)]
+    private static let skip = SkipRule.through([Array("</tool_call>".utf8)])
+
+    var markers: [Marker] { Self.markerList }
+    var skipRule: SkipRule { Self.skip }
 
     private var state: State = .name
     private var pos = 0
@@ -78,7 +85,7 @@ struct GLM4Grammar: CallGrammar {
             case .body:
                 skipSpace(w)
                 guard pos < w.end else { return .needMore }
-                switch TagMatch.at(w, pos, [Self.keyOpen, Self.valueOpen, Self.close]) {
+                switch TagMatch.at(w, pos, Self.bodyTags) {
                 case .found(0):
                     pos += Self.keyOpen.count
                     state = .key(start: pos)
@@ -162,7 +169,7 @@ struct GLM4Grammar: CallGrammar {
                 break
             }
             if b == UInt8(ascii: "<") {
-                switch TagMatch.at(w, pos, [Self.keyOpen, Self.keyClose, Self.valueOpen, Self.close]) {
+                switch TagMatch.at(w, pos, Self.nameEnds) {
                 case .found(let k):
                     terminator = k
                 case .partial:
@@ -244,7 +251,7 @@ struct GLM4Grammar: CallGrammar {
             actions.append(.reject(.incomplete, detail: "the stream ended inside the function name", end: w.end))
         case .body:
             var rest = TagMatch.none
-            if pos < w.end { rest = TagMatch.at(w, pos, [Self.close]) }
+            if pos < w.end { rest = TagMatch.at(w, pos, Self.closeTags) }
             if pendingKeys.isEmpty && emitter.hasValues && (pos >= w.end || rest == .partial) {
                 settleCutOff(end: w.end, actions: &actions)
             } else {

@@ -4,18 +4,51 @@
 /// What one format of the Python-call-list family writes around its list.
 struct PythonListSyntax: Sendable {
     /// The marker that opens a frame.
-    var start: String
+    let start: String
     /// The marker that closes it.
-    var end: String
+    let end: String
     /// Whether a bare `[` in text opens a frame too, when a call follows it (`[` , white space,
     /// a name, `(`); otherwise the `[` is text.
-    var bareList: Bool = false
+    let bareList: Bool
     /// Whether a repeat of the list right after the end marker, closed by a second end marker,
     /// is markup (LFM2 echoes its list).
-    var echo: Bool = false
+    let echo: Bool
+    /// The markers and marker sets the grammar matches against, built once per syntax and
+    /// shared by every decoder of it (not built per decoder).
+    let tables: PythonListTables
+
+    init(start: String, end: String, bareList: Bool = false, echo: Bool = false) {
+        self.start = start
+        self.end = end
+        self.bareList = bareList
+        self.echo = echo
+        tables = PythonListTables(start: start, end: end, bareList: bareList)
+    }
 
     static let lfm2 = PythonListSyntax(start: "<|tool_call_start|>", end: "<|tool_call_end|>", echo: true)
     static let pythonic = PythonListSyntax(start: "<|python_start|>", end: "<|python_end|>", bareList: true)
+}
+
+/// What ``PythonListGrammar`` matches against for one ``PythonListSyntax``.
+final class PythonListTables: Sendable {
+    let markers: [Marker]
+    let endSet: MarkerSet
+    /// Where skipping a broken call or list stops: the end marker, or a new start marker.
+    let stops: MarkerSet
+    let skipRule: SkipRule
+
+    init(start: String, end: String, bareList: Bool) {
+        var markers = [Marker(start), Marker(end, kind: .stray)]
+        if bareList {
+            var bracket = Marker("[", role: .bareList)
+            bracket.candidate = true
+            markers.append(bracket)
+        }
+        self.markers = markers
+        endSet = MarkerSet([end])
+        stops = MarkerSet([end, start])
+        skipRule = SkipRule.through([Array(end.utf8)])
+    }
 }
 
 /// Grammar for the Python-call-list family (``PythonListSyntax``): LFM2 / LFM2.5 and the
@@ -72,28 +105,18 @@ struct PythonListGrammar: CallGrammar {
     }
 
     let syntax: PythonListSyntax
-    let markers: [Marker]
-    private let endSet: MarkerSet
+    var markers: [Marker] { syntax.tables.markers }
+    private var endSet: MarkerSet { syntax.tables.endSet }
     /// Where skipping a broken call or list stops: the end marker, or a new start marker.
-    private let stops: MarkerSet
+    private var stops: MarkerSet { syntax.tables.stops }
     /// The longest list kept to recognize an echo of it.
     static let maxEchoBytes = 64 << 10
     /// How far a bare `[` looks ahead for a call.
     static let maxCandidateBytes = 256
-    let skipRule: SkipRule
+    var skipRule: SkipRule { syntax.tables.skipRule }
 
     init(_ syntax: PythonListSyntax) {
         self.syntax = syntax
-        var markers = [Marker(syntax.start), Marker(syntax.end, kind: .stray)]
-        if syntax.bareList {
-            var bracket = Marker("[", role: .bareList)
-            bracket.candidate = true
-            markers.append(bracket)
-        }
-        self.markers = markers
-        self.endSet = MarkerSet([syntax.end])
-        self.stops = MarkerSet([syntax.end, syntax.start])
-        self.skipRule = SkipRule.through([Array(syntax.end.utf8)])
     }
 
     private var state: State = .open

@@ -2,7 +2,11 @@
 // parameters are tagged text values (the tags are each format's, ``TaggedFunctionTags``).
 
 /// The tags of one tagged-function format.
-struct TaggedFunctionTags: Sendable {
+///
+/// A class, made once per format and shared by every decoder of it: the tag lists and marker
+/// sets the grammar matches against are built here, not per decoder or per step (an idle
+/// decoder holds one reference).
+final class TaggedFunctionTags: Sendable {
     /// The wrapper's openers (several spellings, the well-formed ones first) and closers; any
     /// closer ends a block, and an opener met between function blocks is skipped (DeepSeek V4
     /// repeats a damaged opener).
@@ -25,8 +29,20 @@ struct TaggedFunctionTags: Sendable {
     /// (DeepSeek's DSML); `string="false"` (or none) types it as usual.
     let stringAttribute: Bool
     let value: TextValueScanner.Tags
+    /// Start markers: the wrapper's openers, then a bare function block; the wrapper's closers
+    /// are stray.
+    let markers: [Marker]
+    /// Between function blocks: the function opener, the wrapper's closers, its openers.
+    let frameTags: [[UInt8]]
+    /// Between parameters: the parameter opener, the function close, the wrapper's closers.
+    let paramTags: [[UInt8]]
+    /// After a JSON body: the function close, the wrapper's closers.
+    let closeTags: [[UInt8]]
+    /// Where a malformed frame ends: inside a wrapper, and in a bare block.
+    let wrappedStops: MarkerSet
+    let bareStops: MarkerSet
 
-    init(
+    convenience init(
         wrapper: (String, String), function: (String, String), parameter: (String, String),
         quotedNames: Bool, jsonCalls: Bool = false
     ) {
@@ -53,6 +69,14 @@ struct TaggedFunctionTags: Sendable {
             close: parameter.1, follows: [parameter.0, function.1] + wrappers.map(\.1), breaks: [parameter.0, function.1],
             stripNewlines: true,
             nests: wrappers.map { ($0.0, $0.1, [function.0]) } + [(function.0, function.1, [parameter.0, function.1])])
+        markers = wrapperOpens.map { Marker(String(decoding: $0, as: UTF8.self), role: .section) }
+            + [Marker(function.0, role: .call)]
+            + wrapperCloses.map { Marker(String(decoding: $0, as: UTF8.self), kind: .stray) }
+        frameTags = [functionOpen] + wrapperCloses + wrapperOpens
+        paramTags = [parameterOpen, functionClose] + wrapperCloses
+        closeTags = [functionClose] + wrapperCloses
+        wrappedStops = MarkerSet(wrapperCloses)
+        bareStops = MarkerSet([functionClose])
     }
 
     /// The tags the renderer must check a value for (``CallRenderer/taggedCalls``).
@@ -60,14 +84,6 @@ struct TaggedFunctionTags: Sendable {
         CallRenderer.TextTags(
             tags: [value.close, parameterOpen, functionClose, functionOpen] + wrapperOpens + wrapperCloses,
             quotedNames: quotedNames, glm: false)
-    }
-
-    /// Start markers: the wrapper's openers, then a bare function block; the wrapper's closers
-    /// are stray.
-    var markers: [Marker] {
-        wrapperOpens.map { Marker(String(decoding: $0, as: UTF8.self), role: .section) }
-            + [Marker(String(decoding: functionOpen, as: UTF8.self), role: .call)]
-            + wrapperCloses.map { Marker(String(decoding: $0, as: UTF8.self), kind: .stray) }
     }
 }
 
@@ -127,14 +143,13 @@ struct TaggedFunctionParser: CallGrammar {
 
     init(tags: TaggedFunctionTags) {
         self.tags = tags
-        self.markers = tags.markers
     }
 
     var skipRule: SkipRule {
-        .through(wrapped ? tags.wrapperCloses : [tags.functionClose])
+        .through(wrapped ? tags.wrapperCloses : tags.bareStops.markers)
     }
 
-    let markers: [Marker]
+    var markers: [Marker] { tags.markers }
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         frameStart = bodyStart
@@ -150,7 +165,7 @@ struct TaggedFunctionParser: CallGrammar {
             case .frame:
                 skipSpace(w)
                 guard pos < w.end else { return .needMore }
-                switch TagMatch.at(w, pos, [tags.functionOpen] + tags.wrapperCloses + tags.wrapperOpens) {
+                switch TagMatch.at(w, pos, tags.frameTags) {
                 case .found(0):
                     pos += tags.functionOpen.count
                     state = .name
@@ -224,7 +239,7 @@ struct TaggedFunctionParser: CallGrammar {
             case .params:
                 skipSpace(w)
                 guard pos < w.end else { return .needMore }
-                switch TagMatch.at(w, pos, [tags.parameterOpen, tags.functionClose] + tags.wrapperCloses) {
+                switch TagMatch.at(w, pos, tags.paramTags) {
                 case .found(0):
                     pos += tags.parameterOpen.count
                     state = .key
@@ -272,7 +287,7 @@ struct TaggedFunctionParser: CallGrammar {
             case .afterJSONBody(let value, let end):
                 skipSpace(w)
                 guard pos < w.end else { return .needMore }
-                switch TagMatch.at(w, pos, [tags.functionClose] + tags.wrapperCloses) {
+                switch TagMatch.at(w, pos, tags.closeTags) {
                 case .found(let k):
                     let close = pos + (k == 0 ? tags.functionClose.count : tags.wrapperCloses[k - 1].count)
                     actions.append(.accept(arguments: CanonicalJSON(value), end: close))
@@ -313,8 +328,8 @@ struct TaggedFunctionParser: CallGrammar {
                     state = .params
                 }
             case .junk(let detail):
-                let stops = wrapped ? tags.wrapperCloses : [tags.functionClose]
-                return MarkerSet(stops).rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in true }
+                let stops = wrapped ? tags.wrappedStops : tags.bareStops
+                return stops.rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in true }
             }
         }
     }
@@ -424,8 +439,10 @@ struct TaggedFunctionParser: CallGrammar {
     }
 
     /// Whether a parameter tag's attributes in `r` (after its opener) say `string="true"`.
+    private static let stringTrue = ["string=\"true\"", "string='true'", "string=true"].map { Array($0.utf8) }
+
     static func hasStringTrue(_ w: ByteWindow, _ r: Range<Int>) -> Bool {
-        let needles = ["string=\"true\"", "string='true'", "string=true"].map { Array($0.utf8) }
+        let needles = stringTrue
         var i = r.lowerBound
         while i < r.upperBound {
             for n in needles where i + n.count <= r.upperBound {

@@ -136,9 +136,11 @@ struct ObjectWriter {
         }
         if case .bytes(let b) = v.storage, b.count > 4096, UTF8Boundary.isValid(b[...]) {
             // A large fragment (a value sent whole) is escaped from its own bytes, into room
-            // made once, without a `String` copy.
+            // made once at its escaped size (growth by doubling would hold the line twice),
+            // without a `String` copy.
             key(k)
-            if out.count + b.count > out.capacity { out.reserveCapacity(out.count + b.count + b.count / 8 + 64) }
+            let need = out.count + JSONValue.escapedCount(b.span) + 64
+            if need > out.capacity { out.reserveCapacity(need) }
             out.append(UInt8(ascii: "\""))
             JSONValue.writeEscaped(b.span, to: &out)
             out.append(UInt8(ascii: "\""))

@@ -206,9 +206,9 @@ struct ParsedCallObject: Sendable {
 
 /// The key names a call object uses for its name, arguments and id.
 struct CallObjectKeys: Sendable {
-    var name: Set<String>
-    var arguments: Set<String>
-    var id: Set<String>
+    var name: [String]
+    var arguments: [String]
+    var id: [String]
 
     /// `{"name", "arguments"|"parameters", "id"}`, what most templates write.
     static let standard = CallObjectKeys(name: ["name"], arguments: ["arguments", "parameters"], id: ["id"])

@@ -185,15 +185,42 @@ struct CanonicalWriter: JSONSink {
     /// Offsets of the opening quote of every key but the first (which follows the brace) of
     /// every open object, innermost last: an object with one key stores none.
     private var keyStarts: [Int] = []
+    /// The outermost bracket, opened but not written yet (0: none): a reader that opens a
+    /// value and then finds it is not JSON (a bare `{` in prose) costs no allocation. Any
+    /// other write writes it first (``materialize()``).
+    private var pendingRoot: UInt8 = 0
 
     init() {}
 
     /// Open containers.
-    var depth: Int { frames.count }
+    var depth: Int { frames.count + (pendingRoot == 0 ? 0 : 1) }
+
+    /// Writes the pending outermost bracket.
+    @inline(__always)
+    private mutating func materialize() {
+        guard pendingRoot != 0 else { return }
+        let b = pendingRoot
+        pendingRoot = 0
+        prepare()
+        frames.append(Frame(start: out.count, isObject: b == UInt8(ascii: "{"), keyBase: keyStarts.count))
+        out.append(b)
+    }
+
+    /// Makes room for about `n` more bytes before a large value is written at once (a text
+    /// value read whole): the text then takes the value's size, not up to twice it as growth
+    /// by doubling would leave. Room grows at least geometrically, so many values still cost
+    /// linear time.
+    mutating func reserve(_ n: Int) {
+        materialize()
+        let need = out.count + n + 16
+        guard need > out.capacity else { return }
+        out.reserveCapacity(max(need, out.capacity * 2))
+    }
 
     /// Before a value: the comma between array elements.
     @inline(__always)
     private mutating func slot() {
+        materialize()
         guard let i = frames.indices.last, !frames[i].isObject else { return }
         frames[i].lastMemberStart = out.count
         if frames[i].count > 0 { out.append(UInt8(ascii: ",")) }
@@ -211,6 +238,10 @@ struct CanonicalWriter: JSONSink {
     }
 
     mutating func beginObject() {
+        if frames.isEmpty && out.isEmpty && pendingRoot == 0 {
+            pendingRoot = UInt8(ascii: "{")
+            return
+        }
         prepare()
         slot()
         frames.append(Frame(start: out.count, isObject: true, keyBase: keyStarts.count))
@@ -218,6 +249,10 @@ struct CanonicalWriter: JSONSink {
     }
 
     mutating func beginArray() {
+        if frames.isEmpty && out.isEmpty && pendingRoot == 0 {
+            pendingRoot = UInt8(ascii: "[")
+            return
+        }
         prepare()
         slot()
         frames.append(Frame(start: out.count, isObject: false, keyBase: keyStarts.count))
@@ -227,6 +262,7 @@ struct CanonicalWriter: JSONSink {
     /// A member's key, from its decoded bytes (valid UTF-8 or not: invalid bytes become
     /// U+FFFD, as a `String` made from them would have them).
     mutating func key(utf8 bytes: ArraySlice<UInt8>) {
+        materialize()
         let i = frames.count - 1
         frames[i].lastMemberStart = out.count
         if frames[i].count > 0 {
@@ -239,6 +275,7 @@ struct CanonicalWriter: JSONSink {
     }
 
     mutating func key(_ s: String) {
+        materialize()
         let i = frames.count - 1
         frames[i].lastMemberStart = out.count
         if frames[i].count > 0 {
@@ -294,6 +331,7 @@ struct CanonicalWriter: JSONSink {
     /// Closes the innermost container; returns the offset of its opening bracket.
     @discardableResult
     mutating func end() -> Int {
+        materialize()
         let f = frames.removeLast()
         out.append(f.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
         if f.isObject {
@@ -307,6 +345,10 @@ struct CanonicalWriter: JSONSink {
     /// holds so far is dropped (a Python `{` is read as an array until its first element is
     /// followed by `:`, which makes that element the first key, or it closes empty).
     mutating func makeObject() {
+        if pendingRoot != 0 {
+            pendingRoot = UInt8(ascii: "{")
+            return
+        }
         let i = frames.count - 1
         out.removeSubrange((frames[i].start + 1)...)
         out[frames[i].start] = UInt8(ascii: "{")
@@ -381,30 +423,37 @@ struct CanonicalWriter: JSONSink {
     }
 
     /// The text written from `offset` on.
-    func text(from offset: Int) -> ArraySlice<UInt8> { out[offset...] }
+    func text(from offset: Int) -> ArraySlice<UInt8> {
+        pendingRoot == 0 ? out[offset...] : [pendingRoot][offset...]
+    }
 
     /// Current length of the text.
-    var count: Int { out.count }
+    var count: Int { out.count + (pendingRoot == 0 ? 0 : 1) }
 
     /// Where the text and its open containers stand, to go back to (``restore(_:)``).
     struct Checkpoint: Sendable {
         fileprivate var count: Int
         fileprivate var frames: [Frame]
         fileprivate var keys: Int
+        fileprivate var pendingRoot: UInt8
     }
 
     /// The state now: a value written after it can be taken back.
-    func checkpoint() -> Checkpoint { Checkpoint(count: out.count, frames: frames, keys: keyStarts.count) }
+    func checkpoint() -> Checkpoint {
+        Checkpoint(count: out.count, frames: frames, keys: keyStarts.count, pendingRoot: pendingRoot)
+    }
 
     /// Drops everything written since `c`.
     mutating func restore(_ c: Checkpoint) {
         out.removeSubrange(c.count...)
         frames = c.frames
         keyStarts.removeSubrange(c.keys...)
+        pendingRoot = c.pendingRoot
     }
 
     /// Hands over the text (the writer is left empty).
     mutating func take() -> CanonicalJSON {
+        materialize()
         let v = out
         out = []
         frames.removeAll()

@@ -451,10 +451,18 @@ extension JSONValue {
     {
         // An array is read in place (a value's held text is not copied again).
         let w = (bytes as? [UInt8]).map { ByteWindow(holding: $0) } ?? ByteWindow(holding: Array(bytes))
-        var pos = 0
+        return try read(&reader, w, 0..<w.end, maxDepth: maxDepth)
+    }
+
+    /// Reads a complete JSON text that is the bytes `range` of `w`, in place.
+    static func read<Sink: JSONSink>(_ reader: inout JSONScanner<Sink>, _ w: ByteWindow, _ range: Range<Int>, maxDepth: Int)
+        throws(ParseError) -> Sink.Value
+    {
+        var pos = range.lowerBound
+        let end = range.upperBound
         var value: Sink.Value?
         loop: while true {
-            switch reader.advance(w, from: &pos, to: w.end) {
+            switch reader.advance(w, from: &pos, to: end) {
             case .complete(let v, _):
                 value = v
                 break loop
@@ -469,7 +477,7 @@ extension JSONValue {
             case .valueStart, .valueEnd: continue
             }
         }
-        while pos < w.end {
+        while pos < end {
             guard JSONReader.isSpace(w[pos]) else {
                 throw ParseError(message: "unexpected data after the value", offset: pos)
             }

@@ -180,6 +180,21 @@ extension JSONValue {
         out.append(UInt8(ascii: "\""))
     }
 
+    /// The length of ``writeEscaped(_:to:)``'s output for `bytes`: room for a large string can
+    /// be made once, at its exact size.
+    static func escapedCount(_ bytes: Span<UInt8>) -> Int {
+        var n = bytes.count
+        for i in 0..<bytes.count {
+            let b = bytes[i]
+            if b >= 0x20 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") { continue }
+            switch b {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x0D, 0x09, 0x08, 0x0C: n += 1
+            default: n += 5
+            }
+        }
+        return n
+    }
+
     /// Appends the bytes of a string body JSON-escaped (without quotes). The bytes must be
     /// valid UTF-8 (callers decode with replacement first).
     static func writeEscaped(_ bytes: Span<UInt8>, to out: inout [UInt8]) {

@@ -813,6 +813,18 @@ struct PythonCallReader: Sendable {
     /// The canonical JSON text of a Python number literal (`07` → `7`, `1_000` → `1000`,
     /// `.5` → `0.5`, `0x1F` → `31`), or nil when `t` is not one.
     static func pythonNumber(_ t: ArraySlice<UInt8>) -> String? {
+        // A short plain integer (`12`, `-3`: a list element, usually) is its own canonical
+        // text: no copies (two allocations per element in a list of small numbers).
+        if t.count <= 15 {
+            var k = t.startIndex
+            if k < t.endIndex && t[k] == UInt8(ascii: "-") { k += 1 }
+            let digitsStart = k
+            while k < t.endIndex && t[k] >= UInt8(ascii: "0") && t[k] <= UInt8(ascii: "9") { k += 1 }
+            let n = k - digitsStart
+            if k == t.endIndex && n > 0 && (n == 1 || t[digitsStart] != UInt8(ascii: "0")) {
+                return String(decoding: t, as: UTF8.self)
+            }
+        }
         var b = Array(t)
         var negative = false
         if let s = b.first, s == UInt8(ascii: "-") || s == UInt8(ascii: "+") {

@@ -89,17 +89,17 @@ enum SchemaTyping {
     /// own size).
     static func untyped(_ text: [UInt8]) -> CanonicalJSON {
         var w = CanonicalWriter()
-        untyped(text, into: &w)
+        untyped(ByteWindow(holding: text), 0..<text.count, into: &w)
         return w.take()
     }
 
-    /// The no-schema rule, the value written into `writer` (after its key): no copy of the
-    /// value is made on the way.
-    static func untyped(_ text: [UInt8], into writer: inout CanonicalWriter) {
-        var s = 0
-        while s < text.count && JSONReader.isSpace(text[s]) { s += 1 }
-        if s < text.count {
-            switch text[s] {
+    /// The no-schema rule for the bytes `range` of `w`, the value written into `writer` (after
+    /// its key): read in place, no copy of the value is made on the way.
+    static func untyped(_ w: ByteWindow, _ range: Range<Int>, into writer: inout CanonicalWriter) {
+        var s = range.lowerBound
+        while s < range.upperBound && JSONReader.isSpace(w[s]) { s += 1 }
+        if s < range.upperBound {
+            switch w[s] {
             case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"),
                 UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                 // JSON allows the white space the trimmed text lacks: the whole text reads the same.
@@ -107,14 +107,14 @@ enum SchemaTyping {
                 let start = writer.count
                 var reader = JSONTextReader(into: writer, maxDepth: 512)
                 writer = CanonicalWriter()
-                let ok = (try? JSONValue.read(&reader, text, maxDepth: 512)) != nil
+                let ok = (try? JSONValue.read(&reader, w, range, maxDepth: 512)) != nil
                 writer = reader.takeSink()
                 if ok && writer.text(from: start).first != UInt8(ascii: "\"") { return }
                 writer.restore(mark)
             default: break
             }
         }
-        writer.string(String(decoding: text, as: UTF8.self))
+        writer.string(utf8: w.slice(range))
     }
 
     private static func convert(_ text: String, trimmed: String, to type: String) -> JSONValue? {

@@ -41,9 +41,12 @@ struct TextArgumentEmitter: Sendable {
     private var schema: JSONValue?
     private var typed = false
     private var mode: Mode = .held
-    private var buffer: [UInt8] = []
-    /// The streamed string value so far, as bytes (decoded once, when the value ends).
-    private var text: [UInt8] = []
+    /// The current value's bytes are `[valueStart, valueEnd)` of the decoder's window, which
+    /// holds the call's input until the call ends: the value is read there when it ends, never
+    /// copied while it arrives (a held copy would cost the value's size once more). -1: no
+    /// byte yet.
+    private var valueStart = -1
+    private var valueEnd = -1
     /// A held `{`/`[` value nested deeper than this is `too_large`.
     let maxDepth: Int
     private var tooDeep = false
@@ -73,8 +76,8 @@ struct TextArgumentEmitter: Sendable {
         var types = SchemaTyping.types(of: schema)
         if asString && (types.isEmpty || types.contains("string")) { types = ["string"] }
         typed = !types.isEmpty
-        buffer.removeAll(keepingCapacity: true)
-        text.removeAll(keepingCapacity: true)
+        valueStart = -1
+        valueEnd = -1
         var prefix: [UInt8] = [UInt8(ascii: began == 0 ? "{" : ",")]
         JSONValue.writeString(key, to: &prefix)
         prefix.append(UInt8(ascii: ":"))
@@ -93,30 +96,34 @@ struct TextArgumentEmitter: Sendable {
     }
 
     /// The next bytes of the current value. `[from, to)` must not end inside a UTF-8 sequence
-    /// that later bytes could complete (the scanner ensures it).
+    /// that later bytes could complete (the scanner ensures it), and must follow the bytes
+    /// given before (a value is one run of the window).
     mutating func append(_ w: ByteWindow, from: Int, to: Int, actions: inout [GrammarAction]) {
         guard to > from else { return }
+        extend(from: from, to: to)
         switch mode {
         case .stream:
             streamPiece(w.slice(from..<to), actions: &actions)
         case .held:
-            buffer.append(contentsOf: w.slice(from..<to))
+            break
         case .probe(var probe):
             var i = from
             while i < to && probe.feed(w[i]) { i += 1 }
             if i == to {
-                buffer.append(contentsOf: w.slice(from..<to))
                 mode = probe.isStructured ? .held : .probe(probe)
             } else {
                 // It can no longer be a number or literal: a string from here on.
-                buffer.append(contentsOf: w.slice(from..<to))
                 mode = .stream
                 emit([UInt8(ascii: "\"")], actions: &actions)
-                let held = buffer
-                buffer.removeAll(keepingCapacity: true)
-                streamPiece(held[...], actions: &actions)
+                streamPiece(w.slice(valueStart..<to), actions: &actions)
             }
         }
+    }
+
+    private mutating func extend(from: Int, to: Int) {
+        if valueStart < 0 { valueStart = from }
+        assert(valueEnd < 0 || valueEnd == from, "a value's bytes must be one run")
+        valueEnd = to
     }
 
     /// Whether the current value streams as a string with deltas (forwarded bytes need no
@@ -153,28 +160,33 @@ struct TextArgumentEmitter: Sendable {
         return "the stream ended before the call's closing tags, without its required \(names)"
     }
 
-    /// String bytes that the decoder already sent as a delta.
-    mutating func takeForwarded(_ bytes: ArraySlice<UInt8>) {
-        text.append(contentsOf: bytes)
+    /// String bytes `[from, to)` of the window that the decoder already sent as a delta.
+    mutating func takeForwarded(from: Int, to: Int) {
+        guard to > from else { return }
+        extend(from: from, to: to)
     }
 
-    /// The current value ended.
-    mutating func endValue(actions: inout [GrammarAction]) {
+    /// The current value ended; its bytes are read from `w`.
+    mutating func endValue(_ w: ByteWindow, actions: inout [GrammarAction]) {
         if members.depth == 0 { members.beginObject() }
+        let value: ArraySlice<UInt8> = valueStart < 0 ? [] : w.slice(valueStart..<valueEnd)
         switch mode {
         case .stream:
             emit([UInt8(ascii: "\"")], actions: &actions)
             members.key(key)
-            members.string(utf8: text[...])
+            members.reserve(value.count)
+            members.string(utf8: value)
         case .held, .probe:
-            if Self.nesting(buffer) > maxDepth {
+            if Self.nesting(value) > maxDepth {
                 tooDeep = true
                 silent = true
             }
-            // The held text is let go before the value is stored: a value is held once.
-            var raw = buffer
-            buffer = []
-            if unescapeQuotedJSON { raw = Array(Self.unescapedJSONIfNeeded(String(decoding: raw, as: UTF8.self)).utf8) }
+            var raw = value
+            var unescaped: [UInt8]? = nil
+            if unescapeQuotedJSON, let u = Self.unescapedJSON(raw) {
+                unescaped = u
+                raw = u[...]
+            }
             let result: Result<JSONValue, SchemaTyping.Mismatch>
             if tooDeep {
                 result = .success(.null)  // the call is rejected as too_large
@@ -184,16 +196,20 @@ struct TextArgumentEmitter: Sendable {
                 // Read straight into the arguments' text; the delta is a copy of it.
                 members.key(key)
                 let start = members.count
-                SchemaTyping.untyped(raw, into: &members)
-                raw = []
+                members.reserve(raw.count)
+                if let unescaped {
+                    SchemaTyping.untyped(ByteWindow(holding: unescaped), 0..<unescaped.count, into: &members)
+                } else if valueStart >= 0 {
+                    SchemaTyping.untyped(w, valueStart..<valueEnd, into: &members)
+                } else {
+                    members.string(utf8: [])
+                }
                 emit(Array(members.text(from: start)), actions: &actions)
                 memberKeys.insert(key)
-                if text.capacity > 4096 { text = [] } else { text.removeAll(keepingCapacity: true) }
                 return
             }
             switch result {
             case .success(let v):
-                raw = []
                 var out: [UInt8] = []
                 v.write(to: &out)
                 emit(out, actions: &actions)
@@ -208,8 +224,6 @@ struct TextArgumentEmitter: Sendable {
             }
         }
         memberKeys.insert(key)
-        buffer.removeAll(keepingCapacity: true)
-        if text.capacity > 4096 { text = [] } else { text.removeAll(keepingCapacity: true) }
     }
 
     /// A whole value for `key`, already typed (a nested element tree): emitted at once.
@@ -254,7 +268,6 @@ struct TextArgumentEmitter: Sendable {
     }
 
     private mutating func streamPiece(_ bytes: ArraySlice<UInt8>, actions: inout [GrammarAction]) {
-        text.append(contentsOf: bytes)
         guard !silent else { return }
         actions.append(.delta(.jsonStringFragment(bytes)))
     }
@@ -265,7 +278,7 @@ struct TextArgumentEmitter: Sendable {
     }
 
     /// The deepest `{`/`[` nesting in JSON-like text, strings skipped (a linear scan).
-    static func nesting(_ b: [UInt8]) -> Int {
+    static func nesting(_ b: some Collection<UInt8>) -> Int {
         var depth = 0
         var deepest = 0
         var inString = false
@@ -287,6 +300,17 @@ struct TextArgumentEmitter: Sendable {
             }
         }
         return deepest
+    }
+
+    /// ``unescapedJSONIfNeeded(_:)`` on bytes: nil when the text is kept as written. Text that
+    /// does not start with `{`/`[` or holds no `\\` is passed over without a copy.
+    static func unescapedJSON(_ raw: ArraySlice<UInt8>) -> [UInt8]? {
+        guard let f = raw.first(where: { !JSONReader.isSpace($0) }), f == UInt8(ascii: "{") || f == UInt8(ascii: "["),
+            raw.contains(UInt8(ascii: "\\"))
+        else { return nil }
+        let text = String(decoding: raw, as: UTF8.self)
+        let result = unescapedJSONIfNeeded(text)
+        return result == text ? nil : Array(result.utf8)
     }
 
     /// `[{\"id\": \"1\"}]` → `[{"id": "1"}]`: a `{`/`[` value that is not JSON as written but is
@@ -500,7 +524,7 @@ struct TextValueScanner: Sendable {
 
     /// Takes `count` value bytes that the decoder forwarded: hands them to `emitter` as read.
     mutating func takeForwarded(_ count: Int, _ w: ByteWindow, emitter: inout TextArgumentEmitter) {
-        emitter.takeForwarded(w.slice(pos..<(pos + count)))
+        emitter.takeForwarded(from: pos, to: pos + count)
         pos += count
         emitted = pos
     }
@@ -656,7 +680,7 @@ struct TextValueScanner: Sendable {
         if tags.stripNewlines && e > start && w[e - 1] == 0x0A { e -= 1 }
         if e > emitted { emitter.append(w, from: emitted, to: e, actions: &actions) }
         emitted = max(emitted, e)
-        emitter.endValue(actions: &actions)
+        emitter.endValue(w, actions: &actions)
         pendingClose = nil
         return .ended(next: next)
     }

@@ -68,6 +68,49 @@ struct HeldMemoryTests {
         #expect(call.arguments == (try JSONValue.parse(expected)))
     }
 
+    /// Bytes held in byte arrays and strings reachable from `value` (its stored properties,
+    /// enum payloads and existentials, searched to a bounded depth).
+    static func heldBytes(_ value: Any, depth: Int = 0) -> Int {
+        if let a = value as? [UInt8] { return a.count }
+        if let a = value as? ArraySlice<UInt8> { return a.count }
+        if let s = value as? String { return s.utf8.count }
+        guard depth < 16 else { return 0 }
+        let children = Mirror(reflecting: value).children
+        guard children.count < 1000 else { return 0 }
+        return children.reduce(0) { $0 + heldBytes($1.value, depth: depth + 1) }
+    }
+
+    static let textValued: [ToolCallFormat] = [.xmlFunction, .minimaxM2, .glm4]
+
+    /// A text-valued parameter is read from the decoder's window when it ends: while it
+    /// arrives, the decoder holds the call's input once (a copy of the value beside it, kept
+    /// until the value ended, doubled what a large argument held).
+    @Test("while a text value arrives, the decoder holds the call's input once", arguments: textValued)
+    func textValueHeldOnce(format: ToolCallFormat) throws {
+        let full = Array(Self.call(format, Self.nested).utf8)
+        // Everything up to the value's last byte: the value has not ended yet.
+        let list = Array(Self.nested.utf8)
+        let at = try #require((0...(full.count - list.count)).first { full[$0..<($0 + list.count)].elementsEqual(list) })
+        let fed = full[..<(at + list.count)]
+        var d = ToolCallDecoder(format: format)
+        var events: [ToolCallEvent] = []
+        var i = 0
+        while i < fed.count {
+            let e = min(fed.count, i + 4096)
+            d.feed(fed[i..<e], into: &events)
+            i = e
+        }
+        let held = Self.heldBytes(d)
+        #expect(held >= list.count, "\(format): the window must hold the value (\(held) bytes found)")
+        #expect(held < fed.count + 4096, "\(format): \(held) bytes held for \(fed.count) fed")
+        // The rest of the call: the value read from the window is the value written.
+        d.feed(full[fed.count...], into: &events)
+        d.finish(into: &events)
+        let calls = events.compactMap { if case .toolCall(let c) = $0 { return c } else { return nil } }
+        let call = try #require(calls.count == 1 ? calls[0] : nil, "\(format): \(events.count) events, no single call")
+        #expect(call.argumentsJSON == Array(try JSONValue.parse(#"{"values": "# + Self.nested + "}").jsonText.utf8))
+    }
+
     @Test("the tree's equality holds for stored text: equal values spelled apart compare equal")
     func equalityByValue() {
         let a = ToolCall(index: 0, id: "x", name: "f", arguments: .object([(key: "n", value: .number("1.0"))]))
