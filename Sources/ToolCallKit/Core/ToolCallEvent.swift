@@ -5,12 +5,13 @@
 /// Held memory: the arguments are kept as their compact JSON text (``argumentsJSON``), one
 /// byte array no longer than what the model wrote and at most twice that by capacity, not as a
 /// ``JSONValue`` tree (which cost 8 to 30 bytes per input byte when the arguments are many
-/// small values). While a call is read the decoder holds the call's input bytes and that text
-/// (a text-valued parameter's text too, until it ends), nothing per value. Measured with
-/// `toolcall decode` on a 10 MB argument of small integers, nested arrays or short strings, the
-/// whole process (output lines included) peaks at 3.9 bytes per input byte for the JSON-payload
-/// formats, 3.8 to 5.8 for lfm2 and gemma4, 6.0 to 6.3 for the text-valued formats
-/// (docs/library.md, Held memory). The typed tree is built only when ``arguments`` is read.
+/// small values). While a call is read the decoder holds the call's input bytes and that text,
+/// nothing per value (a text-valued parameter is read from the input when it ends, not copied
+/// while it arrives). Measured with `toolcall decode` on a 10 MB argument of small integers,
+/// nested arrays or short strings, the whole process (output lines included) peaks at 4.0
+/// bytes per input byte for the JSON-payload formats and at 3.9 to 4.6 for lfm2, gemma4 and
+/// the text-valued formats, about 13 MB of which is the idle process (docs/library.md, Held
+/// memory). The typed tree is built only when ``arguments`` is read.
 public struct ToolCall: Sendable, Equatable {
     /// The call's position among the calls started in this stream, from 0.
     public var index: Int
