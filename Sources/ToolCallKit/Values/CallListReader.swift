@@ -1,0 +1,305 @@
+// ToolCallKit — reading a JSON list of call objects, `[{call}, {call}, …]`, while it streams.
+
+/// What one format allows in a list of call objects, and how its elements are reported.
+struct CallListRules: Sendable {
+    /// The call object's key names.
+    var keys: CallObjectKeys = .standard
+    /// Whether calls stream (`start` once the name is known, then the arguments' bytes as they
+    /// arrive); otherwise each is reported whole when its object ends.
+    var streams = true
+    /// Whether an object without an arguments key is a zero-argument call (`{}`).
+    var nameOnlyIsCall = false
+    /// Whether a comma may stand right before `]` (`[{…},]`).
+    var trailingComma = false
+    /// Whether two objects may follow each other without a comma (`}{`, `} {`).
+    var missingComma = false
+    /// Whether an element that is a complete JSON value but no object (`"junk"`, `3`) is
+    /// `rejected` on its own (`markup` before it, the rejection through the white space after
+    /// it), its neighbours standing; otherwise it is ``CallListReader/Step/unexpected(_:at:)``.
+    var rejectsNonObjectsAlone = false
+    /// Whether a call is accepted at the separator after it (its raw span then holds the white
+    /// space after its object) rather than where its object ends.
+    var acceptsAtSeparator = false
+}
+
+/// Reads the elements of a JSON list of call objects, from just after its `[` to its `]`
+/// (or one lone call object, for formats that let one stand where the list belongs).
+///
+/// The reader owns the list's syntax: white space, elements, separators and the rules of
+/// ``CallListRules``. Each call object is read by a ``CallObjectReader`` (which streams its
+/// arguments when the rules say so); when one ends, the reader hands it to its owner
+/// (``Step/object(_:end:)``), which decides what it means (``call(in:)`` and ``report(_:_:end:w:actions:)``
+/// do what most formats do). Anything else that matters to the owner is a ``Step`` too:
+/// the list's end, a byte that is not list syntax, a JSON error inside an element.
+///
+/// A stored property of its grammar (never an enum payload), so that it mutates in place.
+struct CallListReader: Sendable {
+    /// What the reader stopped at. After any step but `needMore` the owner may call
+    /// ``advance(_:actions:)`` again to go on (after `end`, `unexpected`, `error` and `tooDeep`
+    /// the list is over).
+    enum Step {
+        /// Every byte received so far is read.
+        case needMore
+        /// An element that is a complete JSON object ended at `end`. If the rules stream, a call
+        /// in it may have been started already (``started``).
+        case object(ParsedCallObject, end: Int)
+        /// The list ended: `end` is one past its `]` (or, for a lone object, past its `}`).
+        case end(Int)
+        /// A byte at `at` that is not list syntax.
+        case unexpected(Expected, at: Int)
+        /// Not JSON at `at` inside an element.
+        case error(String, at: Int)
+        /// An element deeper than the nesting cap.
+        case tooDeep(at: Int)
+    }
+
+    /// What the list wanted where it found something else.
+    enum Expected: Sendable {
+        /// An element (or `]`).
+        case element
+        /// `,` or `]` after an element.
+        case separator
+
+        var detail: String {
+            switch self {
+            case .element: return "expected a call object in the list"
+            case .separator: return "expected ',' or ']' in the call list"
+            }
+        }
+    }
+
+    private enum State: Sendable {
+        /// Where an element begins: white space, then `{` (or `]` when allowed).
+        case element(first: Bool)
+        /// Reading a call object (``reader``).
+        case object
+        /// Reading an element that is not an object (``skipper``), rejected on its own.
+        case skipping
+        /// After an element: `,`, `]`, or (when allowed) another object.
+        case next
+        /// The list (or the lone object) has ended.
+        case ended
+    }
+
+    /// What is owed for the element before a separator, with ``CallListRules/acceptsAtSeparator``.
+    private enum Pending: Sendable {
+        case none
+        case accept(CanonicalJSON)
+        case reject
+    }
+
+    let rules: CallListRules
+    /// The cursor: the next byte to read.
+    private(set) var pos: Int
+    /// How many elements have begun.
+    private(set) var count = 0
+    private var state: State
+    private let maxDepth: Int
+    private let lone: Bool
+    private var pending = Pending.none
+    private var reader: CallObjectReader
+    private var skipper = JSONTextReader()
+
+    /// A list whose `[` ends just before `pos`.
+    init(at pos: Int, rules: CallListRules, maxDepth: Int) {
+        self.init(at: pos, rules: rules, maxDepth: maxDepth, lone: false)
+    }
+
+    /// One call object at `pos` (its `{`) where the list belongs; its end ends the "list".
+    init(loneObjectAt pos: Int, rules: CallListRules, maxDepth: Int) {
+        self.init(at: pos, rules: rules, maxDepth: maxDepth, lone: true)
+        beginObject()
+    }
+
+    private init(at pos: Int, rules: CallListRules, maxDepth: Int, lone: Bool) {
+        self.pos = pos
+        self.rules = rules
+        self.maxDepth = maxDepth
+        self.lone = lone
+        self.state = .element(first: true)
+        self.reader = CallObjectReader(at: pos, streaming: rules.streams, maxDepth: maxDepth, keys: rules.keys)
+    }
+
+    /// An empty reader, for a grammar's stored property before its first frame.
+    static let idle = CallListReader(at: 0, rules: CallListRules(), maxDepth: 0)
+
+    /// Whether the reader is inside an element (a call object or a skipped value), as opposed
+    /// to between elements.
+    var isInElement: Bool {
+        switch state {
+        case .object, .skipping: return true
+        case .element, .next, .ended: return false
+        }
+    }
+
+    /// Whether a call object is being read.
+    var isInObject: Bool {
+        if case .object = state { return true }
+        return false
+    }
+
+    /// The current object's call was started while it streamed.
+    var started: Bool { reader.started }
+
+    /// The name of the object being read, once known.
+    var knownName: String? { reader.knownName }
+
+    /// The owner read an element itself (one the list syntax does not know, ending at `end`):
+    /// the list goes on after it.
+    mutating func resume(after end: Int) {
+        pos = end
+        state = .next
+    }
+
+    mutating func advance(_ w: ByteWindow, actions: inout [GrammarAction]) -> Step {
+        while true {
+            switch state {
+            case .element(let first):
+                pos = w.skipSpace(from: pos)
+                guard pos < w.end else { return .needMore }
+                let b = w[pos]
+                if b == UInt8(ascii: "{") {
+                    beginObject()
+                } else if b == UInt8(ascii: "]") && (first || rules.trailingComma) {
+                    pos += 1
+                    state = .ended
+                    return .end(pos)
+                } else if rules.rejectsNonObjectsAlone && b != UInt8(ascii: "]") {
+                    // Not a call object (`"junk"`, a number): rejected on its own; the calls
+                    // around it stand.
+                    actions.append(.markup(end: pos))
+                    count += 1
+                    skipper = JSONTextReader(maxDepth: maxDepth)
+                    state = .skipping
+                } else {
+                    return .unexpected(.element, at: pos)
+                }
+            case .object:
+                let result = reader.advance(w, actions: &actions)
+                pos = reader.pos
+                switch result {
+                case .needMore:
+                    return .needMore
+                case .tooDeep(let at):
+                    state = .ended
+                    return .tooDeep(at: at)
+                case .error(let m, let at):
+                    state = .ended
+                    return .error(m, at: at)
+                case .complete(let call, let end):
+                    pos = end
+                    state = lone ? .ended : .next
+                    return .object(call, end: end)
+                }
+            case .skipping:
+                switch skipper.advance(w, from: &pos, to: w.end) {
+                case .needMore:
+                    // A top-level number ends only at a delimiter: the byte after it says it did.
+                    guard skipper.isInTopLevelNumber, pos < w.end else { return .needMore }
+                    _ = skipper.finishTopLevelNumber()
+                    pending = .reject
+                    state = .next
+                case .complete:
+                    pending = .reject
+                    state = .next
+                case .valueStart, .valueEnd:
+                    continue
+                case .error(let m, _):
+                    state = .ended
+                    return .error(m, at: pos)
+                case .tooDeep(let at):
+                    state = .ended
+                    return .tooDeep(at: at)
+                }
+            case .next:
+                pos = w.skipSpace(from: pos)
+                guard pos < w.end else { return .needMore }
+                let b = w[pos]
+                if b == UInt8(ascii: ",") || b == UInt8(ascii: "]") {
+                    settlePending(end: pos, actions: &actions)
+                    pos += 1
+                    if b == UInt8(ascii: ",") {
+                        state = .element(first: false)
+                    } else {
+                        state = .ended
+                        return .end(pos)
+                    }
+                } else if b == UInt8(ascii: "{") && rules.missingComma {
+                    beginObject()
+                } else {
+                    pending = .none
+                    state = .ended
+                    return .unexpected(.separator, at: pos)
+                }
+            case .ended:
+                return .end(pos)
+            }
+        }
+    }
+
+    private mutating func beginObject() {
+        count += 1
+        reader = CallObjectReader(at: pos, streaming: rules.streams, maxDepth: maxDepth, keys: rules.keys)
+        state = .object
+    }
+
+    private mutating func settlePending(end: Int, actions: inout [GrammarAction]) {
+        switch pending {
+        case .none: break
+        case .accept(let arguments): actions.append(.accept(arguments: arguments, end: end))
+        case .reject: actions.append(.reject(.malformed, detail: "a list element that is not a call object", end: end))
+        }
+        pending = .none
+    }
+
+    /// The call an element's object holds by the rules: a name, and arguments that are an
+    /// object (or `{}` for a name-only object when ``CallListRules/nameOnlyIsCall``); nil when
+    /// it holds none.
+    func call(in object: ParsedCallObject) -> (name: String, arguments: CanonicalJSON)? {
+        guard let name = object.name else { return nil }
+        let arguments = object.arguments ?? (object.hasArgumentsKey || !rules.nameOnlyIsCall ? nil : .object([]))
+        guard let arguments, arguments.isObject else { return nil }
+        return (name, arguments)
+    }
+
+    /// Reports the element's call: `start` and its whole arguments if they did not stream,
+    /// then its `accept`, at `end` or, with ``CallListRules/acceptsAtSeparator``, at the
+    /// separator that follows.
+    mutating func report(_ object: ParsedCallObject, _ call: (name: String, arguments: CanonicalJSON), end: Int,
+                         w: ByteWindow, actions: inout [GrammarAction]) {
+        if !reader.started {
+            reader.reportUnstarted(object, name: call.name, arguments: call.arguments, w: w, actions: &actions)
+        }
+        if rules.acceptsAtSeparator {
+            pending = .accept(call.arguments)
+        } else {
+            actions.append(.accept(arguments: call.arguments, end: end))
+        }
+    }
+
+    /// The stream ended after an element whose call is accepted at its separator: it is
+    /// accepted at `end`. False when no call was owed (nothing is reported).
+    mutating func acceptPending(end: Int, actions: inout [GrammarAction]) -> Bool {
+        guard case .accept(let arguments) = pending else { return false }
+        actions.append(.accept(arguments: arguments, end: end))
+        pending = .none
+        return true
+    }
+
+    /// Whether a separator is owed for an element rejected on its own.
+    var owesRejection: Bool {
+        if case .reject = pending { return true }
+        return false
+    }
+
+    /// Inside a string of a streamed call's arguments: the run the decoder may forward.
+    func passThrough(at end: Int) -> PassThrough? {
+        guard case .object = state else { return nil }
+        return reader.passThrough(at: end)
+    }
+
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
+        reader.takePassThrough(count, w)
+        pos = reader.pos
+    }
+}
