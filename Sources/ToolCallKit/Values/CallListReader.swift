@@ -108,7 +108,6 @@ struct CallListReader: Sendable {
     /// One call object at `pos` (its `{`) where the list belongs; its end ends the "list".
     init(loneObjectAt pos: Int, rules: CallListRules, maxDepth: Int) {
         self.init(at: pos, rules: rules, maxDepth: maxDepth, lone: true)
-        beginObject()
     }
 
     private init(at pos: Int, rules: CallListRules, maxDepth: Int, lone: Bool) {
@@ -116,7 +115,9 @@ struct CallListReader: Sendable {
         self.rules = rules
         self.maxDepth = maxDepth
         self.lone = lone
-        self.state = .element(first: true)
+        // A lone object's reader begins at its `{`; a list's is replaced at its first element.
+        self.state = lone ? .object : .element(first: true)
+        self.count = lone ? 1 : 0
         self.reader = CallObjectReader(at: pos, streaming: rules.streams, maxDepth: maxDepth, keys: rules.keys)
     }
 
@@ -130,6 +131,12 @@ struct CallListReader: Sendable {
         case .object, .skipping: return true
         case .element, .next, .ended: return false
         }
+    }
+
+    /// Whether the reader is between an element and the separator after it.
+    var isAfterElement: Bool {
+        if case .next = state { return true }
+        return false
     }
 
     /// Whether a call object is being read.
@@ -284,12 +291,6 @@ struct CallListReader: Sendable {
         actions.append(.accept(arguments: arguments, end: end))
         pending = .none
         return true
-    }
-
-    /// Whether a separator is owed for an element rejected on its own.
-    var owesRejection: Bool {
-        if case .reject = pending { return true }
-        return false
     }
 
     /// Inside a string of a streamed call's arguments: the run the decoder may forward.
