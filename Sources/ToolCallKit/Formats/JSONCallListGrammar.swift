@@ -32,8 +32,8 @@ struct JSONCallListSyntax: Sendable {
 ///   decoder makes a fresh id.
 /// - `[]` is no call: markup. A trailing comma before `]` is fine, and so is a missing comma
 ///   between two objects (`}{` or `} {`, a drift).
-/// - An element that is a complete JSON object but not a call (no name, arguments that are no
-///   object) is `rejected` as `malformed` alone; its neighbours stand. Anything that is not
+/// - An element that is complete JSON but not a call (not an object, no name, arguments that
+///   are no object) is `rejected` as `malformed` alone; its neighbours stand. Anything that is not
 ///   JSON makes the rest of the frame `malformed`, up to the end marker (included) or the next
 ///   open marker; without either, up to the end of the stream.
 /// - The end marker inside a JSON string is data: the list is parsed, not searched.
@@ -84,7 +84,7 @@ struct JSONCallListGrammar: CallGrammar {
             self.skipRule = .before(syntax.opens.map { Array($0.utf8) })
         }
         self.rules = CallListRules(keys: syntax.keys, streams: true, nameOnlyIsCall: true, trailingComma: true,
-                                   missingComma: true)
+                                   missingComma: true, rejectsNonObjectsAlone: true)
     }
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
@@ -135,7 +135,7 @@ struct JSONCallListGrammar: CallGrammar {
                         list.report(object, call, end: end, w: w, actions: &actions)
                     } else {
                         let detail = object.name == nil ? "the call object has no name" : "the arguments are not a JSON object"
-                        actions.append(.reject(.malformed, detail: detail, end: end))
+                        list.rejectAlone(detail, end: end, actions: &actions)
                     }
                     accounted = end
                 case .end(let end):

@@ -16,8 +16,9 @@
 ///   until then they may still be prose; one cut off by the end of the stream after its
 ///   declared name is `incomplete`.
 /// - A JSON array of call objects inside the tags (a drift) holds one call per object; an
-///   element that is not an object is rejected on its own (`malformed`) and its neighbours
-///   stand; an empty list is `markup`.
+///   element that is JSON but no call (not an object, no name, arguments that are no object)
+///   is rejected on its own (`malformed`) and its neighbours stand; a trailing comma, or a
+///   missing one between objects, is read; an empty list is `markup`.
 /// - Orphan end markers are `markup`.
 struct JSONGrammar: CallGrammar {
     private enum State: Sendable {
@@ -55,10 +56,10 @@ struct JSONGrammar: CallGrammar {
     /// The JSON array of call objects a frame may hold (a drift some models write).
     private var list = CallListReader.idle
     /// The list's rules: its calls stream and are accepted at the separator after them; an
-    /// element that is JSON but no object is rejected on its own; a trailing comma is read, a
-    /// missing one is not.
+    /// element that is JSON but no call is rejected on its own; a trailing comma and a missing
+    /// one are read.
     private static let listRules = CallListRules(
-        streams: true, nameOnlyIsCall: true, trailingComma: true, missingComma: false,
+        streams: true, nameOnlyIsCall: true, trailingComma: true, missingComma: true,
         rejectsNonObjectsAlone: true, acceptsAtSeparator: true)
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
@@ -167,12 +168,12 @@ struct JSONGrammar: CallGrammar {
                 case .needMore:
                     return .needMore
                 case .object(let object, let end):
-                    guard let call = list.call(in: object) else {
-                        pos = end
-                        state = .junk(detail: object.name == nil ? "the call object has no name" : "arguments is not a JSON object")
-                        continue
+                    if let call = list.call(in: object) {
+                        list.report(object, call, end: end, w: w, actions: &actions)
+                    } else {
+                        let detail = object.name == nil ? "the call object has no name" : "arguments is not a JSON object"
+                        list.rejectAlone(detail, end: end, actions: &actions)
                     }
-                    list.report(object, call, end: end, w: w, actions: &actions)
                 case .end:
                     state = .afterList
                 case .unexpected(let expected, let at):

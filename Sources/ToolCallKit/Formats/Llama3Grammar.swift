@@ -5,7 +5,9 @@
 /// - After `<|python_tag|>`: one or more call objects (`parameters` or `arguments`), separated
 ///   by `;` or white space, or a JSON array of them. These are streamed, and a malformed one is
 ///   `rejected` (`malformed`) up to the next `<|python_tag|>` or the end of the stream, since
-///   the format has no end marker.
+///   the format has no end marker. In the array, an element that is JSON but no call is
+///   `rejected` on its own and its neighbours stand; a trailing comma, or a missing one between
+///   objects, is read; `[]` is markup.
 /// - A bare call object (or array of them) at the start of the output, or anywhere when
 ///   `tools` declares its name, is a call; further objects may follow after `;` or newlines.
 ///   A bare object is reported only when complete, because until then it may be prose: JSON
@@ -64,10 +66,12 @@ struct Llama3Grammar: CallGrammar {
     /// place). A lone object is read as a "list" of one.
     private var list = CallListReader.idle
     /// Tagged calls stream; bare ones are reported when complete, since until then they may be
-    /// prose. An object needs an arguments key; a list takes neither a trailing nor a missing
-    /// comma.
-    private static let taggedRules = CallListRules(streams: true)
-    private static let bareRules = CallListRules(streams: false)
+    /// prose. An object needs an arguments key; a list takes a trailing and a missing comma. In
+    /// a tagged list an element that is JSON but no call is rejected on its own (in a bare one
+    /// it is prose), and a first element that begins like a name is a Python call.
+    private static let taggedRules = CallListRules(
+        streams: true, trailingComma: true, missingComma: true, rejectsNonObjectsAlone: true, leavesNamesToOwner: true)
+    private static let bareRules = CallListRules(streams: false, trailingComma: true, missingComma: true)
     /// The Python call being read (likewise).
     private var pythonReader = PythonCallReader(at: 0, context: GrammarContext(format: .llama3, tools: nil, maxDepth: 0))
     private var pos = 0
@@ -118,8 +122,13 @@ struct Llama3Grammar: CallGrammar {
                 case .object(let object, let end):
                     guard let call = list.call(in: object) else {
                         if bare { return giveBack(at: end, actions: &actions) }
-                        pos = end
-                        state = .malformed(detail: "not a call object (a name and an arguments object)")
+                        let detail = "not a call object (a name and an arguments object)"
+                        if inList {
+                            list.rejectAlone(detail, end: end, actions: &actions)
+                        } else {
+                            pos = end
+                            state = .malformed(detail: detail)
+                        }
                         continue
                     }
                     if bare && !atStart && !(context.tools?.declares(call.name) ?? false) {
@@ -148,7 +157,8 @@ struct Llama3Grammar: CallGrammar {
                     pos = at
                     state = .malformed(detail: CallListReader.Expected.element.detail)
                 case .unexpected(.separator, _):
-                    return .finished(at: lastCallEnd)
+                    // The rest is text (after the last call, or an element rejected alone).
+                    return .finished(at: max(lastCallEnd, list.settledEnd))
                 case .tooDeep(let at):
                     if bare { return giveBack(at: at, actions: &actions) }
                     actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))

@@ -6,7 +6,9 @@
 ///   repeated per call. `[TOOL_CALLS]NAME{json}` without `[ARGS]` is accepted too (servers that
 ///   skip special tokens drop it). White space around the name is ignored.
 /// - Before v11: `[TOOL_CALLS][{"name": .., "arguments": ..}, ..]`; a list entry's `id` is
-///   passed through. Junk between the marker and the list (`[TOOL_CALLS] junk [{..}]`) is
+///   passed through. An entry that is JSON but no call (not an object, no name, no arguments
+///   object) is `rejected` on its own (`malformed`) and its neighbours stand; a trailing comma,
+///   or a missing one between entries, is read; `[]` is markup. Junk between the marker and the list (`[TOOL_CALLS] junk [{..}]`) is
 ///   tolerated and kept in the first call's raw span.
 /// - There is no end marker: a call ends where its JSON value ends, and what follows is text.
 ///   A malformed call runs to the next `[TOOL_CALLS]` or the end of the stream and is
@@ -45,8 +47,10 @@ struct MistralGrammar: CallGrammar {
     /// The list's rules: entries are not streamed, since Mistral's templates write an entry's
     /// `id` after its `arguments` and a model-supplied id must be passed through (the call is
     /// announced once its object ends, start and one delta together); an entry needs an
-    /// arguments object; neither a trailing nor a missing comma is read.
-    private static let listRules = CallListRules(streams: false)
+    /// arguments object; an entry that is JSON but no call is rejected on its own; a trailing
+    /// and a missing comma are read.
+    private static let listRules = CallListRules(
+        streams: false, trailingComma: true, missingComma: true, rejectsNonObjectsAlone: true)
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         state = .open
@@ -149,11 +153,11 @@ struct MistralGrammar: CallGrammar {
                 case .needMore:
                     return .needMore
                 case .object(let object, let end):
-                    guard let call = list.call(in: object) else {
-                        state = .malformed(detail: "not a call object (a name and an arguments object)")
-                        continue
+                    if let call = list.call(in: object) {
+                        list.report(object, call, end: end, w: w, actions: &actions)
+                    } else {
+                        list.rejectAlone("not a call object (a name and an arguments object)", end: end, actions: &actions)
                     }
-                    list.report(object, call, end: end, w: w, actions: &actions)
                 case .end(let end):
                     actions.append(.markup(end: end))
                     return .finished(at: end)

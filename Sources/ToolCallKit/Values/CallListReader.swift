@@ -14,11 +14,16 @@ struct CallListRules: Sendable {
     /// Whether two objects may follow each other without a comma (`}{`, `} {`).
     var missingComma = false
     /// Whether an element that is a complete JSON value but no object (`"junk"`, `3`) is
-    /// `rejected` on its own (`markup` before it, the rejection through the white space after
-    /// it), its neighbours standing; otherwise it is ``CallListReader/Step/unexpected(_:at:)``.
+    /// `rejected` on its own, its neighbours standing; otherwise it is
+    /// ``CallListReader/Step/unexpected(_:at:)``.
     var rejectsNonObjectsAlone = false
-    /// Whether a call is accepted at the separator after it (its raw span then holds the white
-    /// space after its object) rather than where its object ends.
+    /// Whether a first element that begins like a name (a letter or `_`) is left to the owner
+    /// (``CallListReader/Step/unexpected(_:at:)``): llama3's list of Python calls.
+    var leavesNamesToOwner = false
+    /// Whether an element is settled (a call accepted, a non-call rejected) at the separator
+    /// after it, its raw span holding the white space after it, rather than where it ends. A
+    /// non-object element's span then begins at its first byte (what precedes it is `markup`);
+    /// otherwise every element's span begins where the previous one's ended.
     var acceptsAtSeparator = false
 }
 
@@ -85,7 +90,7 @@ struct CallListReader: Sendable {
     private enum Pending: Sendable {
         case none
         case accept(CanonicalJSON)
-        case reject
+        case reject(String)
     }
 
     let rules: CallListRules
@@ -93,6 +98,8 @@ struct CallListReader: Sendable {
     private(set) var pos: Int
     /// How many elements have begun.
     private(set) var count = 0
+    /// The end of the last element settled (a call accepted, an element rejected), 0 before.
+    private(set) var settledEnd = 0
     private var state: State
     private let maxDepth: Int
     private let lone: Bool
@@ -171,10 +178,12 @@ struct CallListReader: Sendable {
                     pos += 1
                     state = .ended
                     return .end(pos)
-                } else if rules.rejectsNonObjectsAlone && b != UInt8(ascii: "]") {
+                } else if rules.rejectsNonObjectsAlone && b != UInt8(ascii: "]")
+                    && !(first && rules.leavesNamesToOwner && PythonCallReader.isNameStart(b))
+                {
                     // Not a call object (`"junk"`, a number): rejected on its own; the calls
                     // around it stand.
-                    actions.append(.markup(end: pos))
+                    if rules.acceptsAtSeparator { actions.append(.markup(end: pos)) }
                     count += 1
                     skipper = JSONTextReader(maxDepth: maxDepth)
                     state = .skipping
@@ -204,10 +213,10 @@ struct CallListReader: Sendable {
                     // A top-level number ends only at a delimiter: the byte after it says it did.
                     guard skipper.isInTopLevelNumber, pos < w.end else { return .needMore }
                     _ = skipper.finishTopLevelNumber()
-                    pending = .reject
+                    rejectAlone(Self.notAnObject, end: pos, actions: &actions)
                     state = .next
-                case .complete:
-                    pending = .reject
+                case .complete(_, let end):
+                    rejectAlone(Self.notAnObject, end: end, actions: &actions)
                     state = .next
                 case .valueStart, .valueEnd:
                     continue
@@ -232,6 +241,7 @@ struct CallListReader: Sendable {
                         return .end(pos)
                     }
                 } else if b == UInt8(ascii: "{") && rules.missingComma {
+                    settlePending(end: pos, actions: &actions)
                     beginObject()
                 } else {
                     pending = .none
@@ -254,8 +264,9 @@ struct CallListReader: Sendable {
         switch pending {
         case .none: break
         case .accept(let arguments): actions.append(.accept(arguments: arguments, end: end))
-        case .reject: actions.append(.reject(.malformed, detail: "a list element that is not a call object", end: end))
+        case .reject(let detail): actions.append(.reject(.malformed, detail: detail, end: end))
         }
+        if case .none = pending {} else { settledEnd = end }
         pending = .none
     }
 
@@ -281,6 +292,21 @@ struct CallListReader: Sendable {
             pending = .accept(call.arguments)
         } else {
             actions.append(.accept(arguments: call.arguments, end: end))
+            settledEnd = end
+        }
+    }
+
+    private static let notAnObject = "a list element that is not a call object"
+
+    /// Rejects the element that ended at `end` (`malformed`, `detail`) on its own: its
+    /// neighbours stand. With ``CallListRules/acceptsAtSeparator`` the rejection is reported
+    /// at the separator that follows.
+    mutating func rejectAlone(_ detail: String, end: Int, actions: inout [GrammarAction]) {
+        if rules.acceptsAtSeparator {
+            pending = .reject(detail)
+        } else {
+            actions.append(.reject(.malformed, detail: detail, end: end))
+            settledEnd = end
         }
     }
 
