@@ -125,29 +125,18 @@ struct JSONCallListGrammar: CallGrammar {
                     state = .malformed(detail: "expected a JSON list of calls after the marker")
                 }
             case .list:
-                let step = list.advance(w, actions: &actions)
-                pos = list.pos
-                switch step {
+                switch list.read(w, actions: &actions) {
                 case .needMore:
+                    pos = list.pos
                     return .needMore
-                case .object(let object, let end):
-                    if let call = list.call(in: object) {
-                        list.report(object, call, end: end, w: w, actions: &actions)
-                    } else {
-                        let detail = object.name == nil ? "the call object has no name" : "the arguments are not a JSON object"
-                        list.rejectAlone(detail, end: end, actions: &actions)
-                    }
-                    accounted = end
                 case .end(let end):
+                    pos = end
+                    accounted = max(accounted, list.settledEnd)
                     state = .afterList(listEnd: end)
-                case .unexpected(let expected, let at):
+                case .malformed(let detail, let at):
                     pos = at
-                    state = .malformed(detail: expected.detail)
-                case .error(let m, let at):
-                    pos = at
-                    state = .malformed(detail: m)
-                case .tooDeep(let at):
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    state = .malformed(detail: detail)
+                case .skip:
                     return .skip
                 }
             case .afterList(let listEnd):

@@ -162,28 +162,17 @@ struct JSONGrammar: CallGrammar {
                     state = .junk(detail: owed > 0 ? "expected '}'" : "unexpected text after the call object")
                 }
             case .list:
-                let step = list.advance(w, actions: &actions)
-                pos = list.pos
-                switch step {
+                switch list.read(w, actions: &actions) {
                 case .needMore:
+                    pos = list.pos
                     return .needMore
-                case .object(let object, let end):
-                    if let call = list.call(in: object) {
-                        list.report(object, call, end: end, w: w, actions: &actions)
-                    } else {
-                        let detail = object.name == nil ? "the call object has no name" : "arguments is not a JSON object"
-                        list.rejectAlone(detail, end: end, actions: &actions)
-                    }
-                case .end:
+                case .end(let end):
+                    pos = end
                     state = .afterList
-                case .unexpected(let expected, let at):
+                case .malformed(let detail, let at):
                     pos = at
-                    state = .junk(detail: expected.detail)
-                case .error(let m, let at):
-                    pos = at
-                    state = .junk(detail: m)
-                case .tooDeep(let at):
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    state = .junk(detail: detail)
+                case .skip:
                     return .skip
                 }
             case .afterList:

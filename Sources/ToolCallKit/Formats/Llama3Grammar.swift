@@ -119,22 +119,21 @@ struct Llama3Grammar: CallGrammar {
                 switch step {
                 case .needMore:
                     return .needMore
-                case .object(let object, let end):
-                    guard let call = list.call(in: object) else {
+                case .object(let end):
+                    guard let call = list.call() else {
                         if bare { return giveBack(at: end, actions: &actions) }
-                        let detail = "not a call object (a name and an arguments object)"
                         if inList {
-                            list.rejectAlone(detail, end: end, actions: &actions)
+                            list.rejectAlone(list.notACallDetail, end: end, actions: &actions)
                         } else {
                             pos = end
-                            state = .malformed(detail: detail)
+                            state = .malformed(detail: "not a call object (a name and an arguments object)")
                         }
                         continue
                     }
                     if bare && !atStart && !(context.tools?.declares(call.name) ?? false) {
                         return giveBack(at: end, actions: &actions)
                     }
-                    list.report(object, call, end: end, w: w, actions: &actions)
+                    list.report(call, end: end, w: w, actions: &actions)
                     pos = end
                     lastCallEnd = end
                 case .end(let end):
@@ -163,7 +162,7 @@ struct Llama3Grammar: CallGrammar {
                     if bare { return giveBack(at: at, actions: &actions) }
                     actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
                     return .skip
-                case .error(let m, let at):
+                case .error(let at):
                     if let start = Self.pythonDictStart(w, quoteAt: at) {
                         pos = start + 1
                         state = .pythonDict(bare: bare, start: start, skipper: PythonCallSkipper(depth: 1))
@@ -171,7 +170,7 @@ struct Llama3Grammar: CallGrammar {
                     }
                     if bare { return giveBack(at: at, actions: &actions) }
                     pos = at
-                    state = .malformed(detail: m)
+                    state = .malformed(detail: list.errorMessage)
                 }
             case .between(let bare):
                 // Separators: `;`, white space. Another `{` continues the frame.

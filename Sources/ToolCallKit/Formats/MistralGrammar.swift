@@ -147,28 +147,17 @@ struct MistralGrammar: CallGrammar {
                     return .skip
                 }
             case .list:
-                let step = list.advance(w, actions: &actions)
-                pos = list.pos
-                switch step {
+                switch list.read(w, actions: &actions) {
                 case .needMore:
+                    pos = list.pos
                     return .needMore
-                case .object(let object, let end):
-                    if let call = list.call(in: object) {
-                        list.report(object, call, end: end, w: w, actions: &actions)
-                    } else {
-                        list.rejectAlone("not a call object (a name and an arguments object)", end: end, actions: &actions)
-                    }
                 case .end(let end):
                     actions.append(.markup(end: end))
                     return .finished(at: end)
-                case .unexpected(let expected, let at):
+                case .malformed(let detail, let at):
                     pos = at
-                    state = .malformed(detail: expected.detail)
-                case .error(let m, let at):
-                    pos = at
-                    state = .malformed(detail: m)
-                case .tooDeep(let at):
-                    actions.append(.reject(.tooLarge, detail: "nesting deeper than \(context.maxDepth)", end: at))
+                    state = .malformed(detail: detail)
+                case .skip:
                     return .skip
                 }
             case .malformed(let detail):

@@ -32,28 +32,46 @@ struct CallListRules: Sendable {
 ///
 /// The reader owns the list's syntax: white space, elements, separators and the rules of
 /// ``CallListRules``. Each call object is read by a ``CallObjectReader`` (which streams its
-/// arguments when the rules say so); when one ends, the reader hands it to its owner
-/// (``Step/object(_:end:)``), which decides what it means (``call(in:)`` and ``report(_:_:end:w:actions:)``
-/// do what most formats do). Anything else that matters to the owner is a ``Step`` too:
-/// the list's end, a byte that is not list syntax, a JSON error inside an element.
+/// arguments when the rules say so).
+///
+/// Most formats call ``read(_:actions:)``, which also settles every element as the formats
+/// agree: an object that holds a call (``call()``) is reported, one that holds none is
+/// rejected alone, a too-deep element is rejected as `tooLarge`; what is left to the format is
+/// the list's end and a list that turned malformed. A format with rules of its own for
+/// elements (llama3: bare candidates, Python spellings) calls ``advance(_:actions:)``, which
+/// hands it every element object (``Step/object(end:)``) and every stop.
 ///
 /// A stored property of its grammar (never an enum payload), so that it mutates in place.
 struct CallListReader: Sendable {
+    /// What ``read(_:actions:)`` leaves to the owner.
+    enum Outcome {
+        /// Every byte received so far is read.
+        case needMore
+        /// The list ended: `end` is one past its `]` (or, for a lone object, past its `}`).
+        case end(Int)
+        /// The list is not list syntax, or not JSON, from `at`: `detail` says why.
+        case malformed(String, at: Int)
+        /// An element nested past the cap was rejected (`tooLarge`): the decoder skips the rest.
+        case skip
+    }
+
     /// What the reader stopped at. After any step but `needMore` the owner may call
     /// ``advance(_:actions:)`` again to go on (after `end`, `unexpected`, `error` and `tooDeep`
-    /// the list is over).
+    /// the list is over). A step carries no reference (it is returned on every chunk): the
+    /// object and an error's message are the reader's ``object`` and ``errorMessage``.
     enum Step {
         /// Every byte received so far is read.
         case needMore
-        /// An element that is a complete JSON object ended at `end`. If the rules stream, a call
-        /// in it may have been started already (``started``).
-        case object(ParsedCallObject, end: Int)
+        /// An element that is a complete JSON object (``object``) ended at `end`. If the rules
+        /// stream, a call in it may have been started already (``report(_:end:w:actions:)``
+        /// then reports only its `accept`).
+        case object(end: Int)
         /// The list ended: `end` is one past its `]` (or, for a lone object, past its `}`).
         case end(Int)
         /// A byte at `at` that is not list syntax.
         case unexpected(Expected, at: Int)
-        /// Not JSON at `at` inside an element.
-        case error(String, at: Int)
+        /// Not JSON at `at` inside an element (``errorMessage`` says why).
+        case error(at: Int)
         /// An element deeper than the nesting cap.
         case tooDeep(at: Int)
     }
@@ -105,6 +123,10 @@ struct CallListReader: Sendable {
     private let lone: Bool
     private var pending = Pending.none
     private var reader: CallObjectReader
+    /// The last element that was a complete object.
+    private(set) var object = ParsedCallObject(hasArgumentsKey: false)
+    /// Why the last ``Step/error(at:)`` was reported.
+    private(set) var errorMessage = ""
     private var skipper = JSONTextReader()
 
     /// A list whose `[` ends just before `pos`.
@@ -131,15 +153,6 @@ struct CallListReader: Sendable {
     /// An empty reader, for a grammar's stored property before its first frame.
     static let idle = CallListReader(at: 0, rules: CallListRules(), maxDepth: 0)
 
-    /// Whether the reader is inside an element (a call object or a skipped value), as opposed
-    /// to between elements.
-    var isInElement: Bool {
-        switch state {
-        case .object, .skipping: return true
-        case .element, .next, .ended: return false
-        }
-    }
-
     /// Whether the reader is between an element and the separator after it.
     var isAfterElement: Bool {
         if case .next = state { return true }
@@ -152,9 +165,6 @@ struct CallListReader: Sendable {
         return false
     }
 
-    /// The current object's call was started while it streamed.
-    var started: Bool { reader.started }
-
     /// The name of the object being read, once known.
     var knownName: String? { reader.knownName }
 
@@ -165,6 +175,7 @@ struct CallListReader: Sendable {
         state = .next
     }
 
+    @inline(__always)
     mutating func advance(_ w: ByteWindow, actions: inout [GrammarAction]) -> Step {
         while true {
             switch state {
@@ -201,11 +212,13 @@ struct CallListReader: Sendable {
                     return .tooDeep(at: at)
                 case .error(let m, let at):
                     state = .ended
-                    return .error(m, at: at)
+                    errorMessage = m
+                    return .error(at: at)
                 case .complete(let call, let end):
                     pos = end
                     state = lone ? .ended : .next
-                    return .object(call, end: end)
+                    object = call
+                    return .object(end: end)
                 }
             case .skipping:
                 switch skipper.advance(w, from: &pos, to: w.end) {
@@ -222,7 +235,8 @@ struct CallListReader: Sendable {
                     continue
                 case .error(let m, _):
                     state = .ended
-                    return .error(m, at: pos)
+                    errorMessage = m
+                    return .error(at: pos)
                 case .tooDeep(let at):
                     state = .ended
                     return .tooDeep(at: at)
@@ -270,24 +284,25 @@ struct CallListReader: Sendable {
         pending = .none
     }
 
-    /// The call an element's object holds by the rules: a name, and arguments that are an
-    /// object (or `{}` for a name-only object when ``CallListRules/nameOnlyIsCall``); nil when
-    /// it holds none.
-    func call(in object: ParsedCallObject) -> (name: String, arguments: CanonicalJSON)? {
+    /// The call the last object (``object``) holds by the rules: a name, and arguments that are
+    /// an object (or `{}` for a name-only object when ``CallListRules/nameOnlyIsCall``); nil
+    /// when it holds none.
+    func call() -> (name: String, arguments: CanonicalJSON)? {
         guard let name = object.name else { return nil }
         let arguments = object.arguments ?? (object.hasArgumentsKey || !rules.nameOnlyIsCall ? nil : .object([]))
         guard let arguments, arguments.isObject else { return nil }
         return (name, arguments)
     }
 
-    /// Reports the element's call: `start` and its whole arguments if they did not stream,
-    /// then its `accept`, at `end` or, with ``CallListRules/acceptsAtSeparator``, at the
-    /// separator that follows.
-    mutating func report(_ object: ParsedCallObject, _ call: (name: String, arguments: CanonicalJSON), end: Int,
+    /// Reports the last object's call: `start` and its whole arguments if they did not
+    /// stream, then its `accept`, at `end` or, with ``CallListRules/acceptsAtSeparator``, at
+    /// the separator that follows.
+    mutating func report(_ call: (name: String, arguments: CanonicalJSON), end: Int,
                          w: ByteWindow, actions: inout [GrammarAction]) {
         if !reader.started {
             reader.reportUnstarted(object, name: call.name, arguments: call.arguments, w: w, actions: &actions)
         }
+        object = ParsedCallObject(hasArgumentsKey: false)  // not held past its call
         if rules.acceptsAtSeparator {
             pending = .accept(call.arguments)
         } else {
@@ -296,12 +311,46 @@ struct CallListReader: Sendable {
         }
     }
 
+    /// Reads on, settling elements as the formats agree (see the type's summary), up to what
+    /// the owner decides: the end of the bytes, the list's end, a malformed list, a skip.
+    @inline(__always)
+    mutating func read(_ w: ByteWindow, actions: inout [GrammarAction]) -> Outcome {
+        while true {
+            switch advance(w, actions: &actions) {
+            case .needMore:
+                return .needMore
+            case .object(let end):
+                if let call = call() {
+                    report(call, end: end, w: w, actions: &actions)
+                } else {
+                    rejectAlone(notACallDetail, end: end, actions: &actions)
+                }
+            case .end(let end):
+                return .end(end)
+            case .unexpected(let expected, let at):
+                return .malformed(expected.detail, at: at)
+            case .error(let at):
+                return .malformed(errorMessage, at: at)
+            case .tooDeep(let at):
+                actions.append(.reject(.tooLarge, detail: "nesting deeper than \(maxDepth)", end: at))
+                return .skip
+            }
+        }
+    }
+
+    /// Why the last object holds no call.
+    var notACallDetail: String {
+        if object.name == nil { return "the call object has no name" }
+        return object.hasArgumentsKey ? "the arguments are not a JSON object" : "the call object has no arguments"
+    }
+
     private static let notAnObject = "a list element that is not a call object"
 
     /// Rejects the element that ended at `end` (`malformed`, `detail`) on its own: its
     /// neighbours stand. With ``CallListRules/acceptsAtSeparator`` the rejection is reported
     /// at the separator that follows.
     mutating func rejectAlone(_ detail: String, end: Int, actions: inout [GrammarAction]) {
+        object = ParsedCallObject(hasArgumentsKey: false)
         if rules.acceptsAtSeparator {
             pending = .reject(detail)
         } else {
