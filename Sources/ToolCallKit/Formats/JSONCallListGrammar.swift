@@ -107,7 +107,7 @@ struct JSONCallListGrammar: CallGrammar {
                     pos += 1
                     beginList(context: context)
                 } else if w[pos] == UInt8(ascii: "{") && syntax.singleObject {
-                    list = CallListReader(loneObjectAt: pos, rules: rules, maxDepth: context.maxDepth)
+                    list.begin(loneObjectAt: pos, rules: rules, maxDepth: context.maxDepth)
                     state = .list
                 } else if let close = closeBytes {
                     switch TagMatch.at(w, pos, [close]) {
@@ -165,7 +165,7 @@ struct JSONCallListGrammar: CallGrammar {
     }
 
     private mutating func beginList(context: GrammarContext) {
-        list = CallListReader(at: pos, rules: rules, maxDepth: context.maxDepth)
+        list.begin(at: pos, rules: rules, maxDepth: context.maxDepth)
         state = .list
     }
 

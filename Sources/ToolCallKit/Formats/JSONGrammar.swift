@@ -81,7 +81,7 @@ struct JSONGrammar: CallGrammar {
                 pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: "[") {
-                    list = CallListReader(at: pos + 1, rules: Self.listRules, maxDepth: context.maxDepth)
+                    list.begin(at: pos + 1, rules: Self.listRules, maxDepth: context.maxDepth)
                     pos += 1
                     state = .list
                     continue

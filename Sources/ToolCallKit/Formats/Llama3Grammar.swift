@@ -285,7 +285,7 @@ struct Llama3Grammar: CallGrammar {
     private mutating func beginObject(at: Int, bare: Bool, context: GrammarContext) {
         pos = at
         inList = false
-        list = CallListReader(loneObjectAt: at, rules: bare ? Self.bareRules : Self.taggedRules, maxDepth: context.maxDepth)
+        list.begin(loneObjectAt: at, rules: bare ? Self.bareRules : Self.taggedRules, maxDepth: context.maxDepth)
         state = .list(bare: bare)
     }
 
@@ -293,7 +293,7 @@ struct Llama3Grammar: CallGrammar {
     private mutating func beginList(at: Int, bare: Bool, context: GrammarContext) {
         pos = at
         inList = true
-        list = CallListReader(at: at, rules: bare ? Self.bareRules : Self.taggedRules, maxDepth: context.maxDepth)
+        list.begin(at: at, rules: bare ? Self.bareRules : Self.taggedRules, maxDepth: context.maxDepth)
         state = .list(bare: bare)
     }
 

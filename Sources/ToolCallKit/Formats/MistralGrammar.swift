@@ -187,7 +187,7 @@ struct MistralGrammar: CallGrammar {
     }
 
     private mutating func beginList(context: GrammarContext) {
-        list = CallListReader(at: pos, rules: Self.listRules, maxDepth: context.maxDepth)
+        list.begin(at: pos, rules: Self.listRules, maxDepth: context.maxDepth)
         state = .list
     }
 

@@ -1,30 +1,51 @@
 // ToolCallKit — reading a JSON list of call objects, `[{call}, {call}, …]`, while it streams.
 
-/// What one format allows in a list of call objects, and how its elements are reported.
-struct CallListRules: Sendable {
+/// What one format allows in a list of call objects, and how its elements are reported. (A
+/// class: a reader takes its rules at every frame, and a reference is one retain.)
+final class CallListRules: Sendable {
     /// The call object's key names.
-    var keys: CallObjectKeys = .standard
+    let keys: CallObjectKeys
     /// Whether calls stream (`start` once the name is known, then the arguments' bytes as they
     /// arrive); otherwise each is reported whole when its object ends.
-    var streams = true
+    let streams: Bool
     /// Whether an object without an arguments key is a zero-argument call (`{}`).
-    var nameOnlyIsCall = false
+    let nameOnlyIsCall: Bool
     /// Whether a comma may stand right before `]` (`[{…},]`).
-    var trailingComma = false
+    let trailingComma: Bool
     /// Whether two objects may follow each other without a comma (`}{`, `} {`).
-    var missingComma = false
+    let missingComma: Bool
     /// Whether an element that is a complete JSON value but no object (`"junk"`, `3`) is
     /// `rejected` on its own, its neighbours standing; otherwise it is
     /// ``CallListReader/Step/unexpected(_:at:)``.
-    var rejectsNonObjectsAlone = false
+    let rejectsNonObjectsAlone: Bool
     /// Whether a first element that begins like a name (a letter or `_`) is left to the owner
     /// (``CallListReader/Step/unexpected(_:at:)``): llama3's list of Python calls.
-    var leavesNamesToOwner = false
+    let leavesNamesToOwner: Bool
     /// Whether an element is settled (a call accepted, a non-call rejected) at the separator
     /// after it, its raw span holding the white space after it, rather than where it ends. A
     /// non-object element's span then begins at its first byte (what precedes it is `markup`);
     /// otherwise every element's span begins where the previous one's ended.
-    var acceptsAtSeparator = false
+    let acceptsAtSeparator: Bool
+
+    init(
+        keys: CallObjectKeys = .standard,
+        streams: Bool = true,
+        nameOnlyIsCall: Bool = false,
+        trailingComma: Bool = false,
+        missingComma: Bool = false,
+        rejectsNonObjectsAlone: Bool = false,
+        leavesNamesToOwner: Bool = false,
+        acceptsAtSeparator: Bool = false
+    ) {
+        self.keys = keys
+        self.streams = streams
+        self.nameOnlyIsCall = nameOnlyIsCall
+        self.trailingComma = trailingComma
+        self.missingComma = missingComma
+        self.rejectsNonObjectsAlone = rejectsNonObjectsAlone
+        self.leavesNamesToOwner = leavesNamesToOwner
+        self.acceptsAtSeparator = acceptsAtSeparator
+    }
 }
 
 /// Reads the elements of a JSON list of call objects, from just after its `[` to its `]`
@@ -111,7 +132,7 @@ struct CallListReader: Sendable {
         case reject(String)
     }
 
-    let rules: CallListRules
+    private(set) var rules: CallListRules
     /// The cursor: the next byte to read.
     private(set) var pos: Int
     /// How many elements have begun.
@@ -119,8 +140,8 @@ struct CallListReader: Sendable {
     /// The end of the last element settled (a call accepted, an element rejected), 0 before.
     private(set) var settledEnd = 0
     private var state: State
-    private let maxDepth: Int
-    private let lone: Bool
+    private var maxDepth: Int
+    private var lone: Bool
     private var pending = Pending.none
     private var reader: CallObjectReader
     /// The last element that was a complete object.
@@ -129,29 +150,41 @@ struct CallListReader: Sendable {
     private(set) var errorMessage = ""
     private var skipper = JSONTextReader()
 
-    /// A list whose `[` ends just before `pos`.
-    init(at pos: Int, rules: CallListRules, maxDepth: Int) {
-        self.init(at: pos, rules: rules, maxDepth: maxDepth, lone: false)
+    /// Reads a list whose `[` ends just before `pos`. (A grammar keeps one reader and begins
+    /// it again at every frame: it is reset in place, not rebuilt.)
+    mutating func begin(at pos: Int, rules: CallListRules, maxDepth: Int) {
+        reset(at: pos, rules: rules, maxDepth: maxDepth, lone: false)
     }
 
-    /// One call object at `pos` (its `{`) where the list belongs; its end ends the "list".
-    init(loneObjectAt pos: Int, rules: CallListRules, maxDepth: Int) {
-        self.init(at: pos, rules: rules, maxDepth: maxDepth, lone: true)
+    /// Reads one call object at `pos` (its `{`) where the list belongs; its end ends the "list".
+    mutating func begin(loneObjectAt pos: Int, rules: CallListRules, maxDepth: Int) {
+        reset(at: pos, rules: rules, maxDepth: maxDepth, lone: true)
     }
 
-    private init(at pos: Int, rules: CallListRules, maxDepth: Int, lone: Bool) {
+    private mutating func reset(at pos: Int, rules: CallListRules, maxDepth: Int, lone: Bool) {
         self.pos = pos
         self.rules = rules
         self.maxDepth = maxDepth
         self.lone = lone
-        // A lone object's reader begins at its `{`; a list's is replaced at its first element.
-        self.state = lone ? .object : .element(first: true)
-        self.count = lone ? 1 : 0
-        self.reader = CallObjectReader(at: pos, streaming: rules.streams, maxDepth: maxDepth, keys: rules.keys)
+        count = 0
+        settledEnd = 0
+        pending = .none
+        state = .element(first: true)
+        // A list's object reader is made at its first element.
+        if lone { beginObject() }
+    }
+
+    private init() {
+        self.pos = 0
+        self.rules = CallListRules()
+        self.maxDepth = 0
+        self.lone = false
+        self.state = .element(first: true)
+        self.reader = CallObjectReader(at: 0, streaming: false, maxDepth: 0)
     }
 
     /// An empty reader, for a grammar's stored property before its first frame.
-    static let idle = CallListReader(at: 0, rules: CallListRules(), maxDepth: 0)
+    static let idle = CallListReader()
 
     /// Whether the reader is between an element and the separator after it.
     var isAfterElement: Bool {
