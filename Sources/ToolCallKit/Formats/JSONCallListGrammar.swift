@@ -32,8 +32,8 @@ struct JSONCallListSyntax: Sendable {
 ///   decoder makes a fresh id.
 /// - `[]` is no call: markup. A trailing comma before `]` is fine, and so is a missing comma
 ///   between two objects (`}{` or `} {`, a drift).
-/// - An element that is a complete JSON object but not a call (no name, arguments that are no
-///   object) is `rejected` as `malformed` alone; its neighbours stand. Anything that is not
+/// - An element that is complete JSON but not a call (not an object, no name, arguments that
+///   are no object) is `rejected` as `malformed` alone; its neighbours stand. Anything that is not
 ///   JSON makes the rest of the frame `malformed`, up to the end marker (included) or the next
 ///   open marker; without either, up to the end of the stream.
 /// - The end marker inside a JSON string is data: the list is parsed, not searched.
@@ -47,12 +47,8 @@ struct JSONCallListGrammar: CallGrammar {
     private enum State: Sendable {
         /// After an open marker: white space, then `[` (or `{` when a lone object may stand).
         case open
-        /// In the list: a call object, or `]` when `closable`.
-        case element(closable: Bool)
-        /// Reading a call object (``reader``); `single` when no list is around it.
-        case object(single: Bool)
-        /// After a call object in the list: `,`, `]`, or another object.
-        case next
+        /// Reading the list (or the lone object) with ``list``.
+        case list
         /// After the list's `]` (or the lone object) at `listEnd`: the end marker, if any.
         case afterList(listEnd: Int)
         /// Not a call list: skipping to the end marker or the next open marker.
@@ -65,11 +61,12 @@ struct JSONCallListGrammar: CallGrammar {
     /// Where a malformed frame stops: the end marker (index 0, if any), then the open markers.
     private let stops: MarkerSet
     private let closeBytes: [UInt8]?
+    private let rules: CallListRules
 
     private var state: State = .open
     private var pos = 0
-    /// The call object being read (a stored property, so it mutates in place).
-    private var reader = CallObjectReader(at: 0, streaming: true, maxDepth: 0)
+    /// The list being read (a stored property, so it mutates in place).
+    private var list = CallListReader.idle
     /// The end of the last action that accounted for bytes.
     private var accounted = 0
 
@@ -86,12 +83,18 @@ struct JSONCallListGrammar: CallGrammar {
         } else {
             self.skipRule = .before(syntax.opens.map { Array($0.utf8) })
         }
+        self.rules = CallListRules(keys: syntax.keys, streams: true, nameOnlyIsCall: true, trailingComma: true,
+                                   missingComma: true, rejectsNonObjectsAlone: true)
     }
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         pos = bodyStart
         accounted = at
-        state = syntax.opens[marker].hasSuffix("[") ? .element(closable: true) : .open
+        if syntax.opens[marker].hasSuffix("[") {
+            beginList(context: context)
+        } else {
+            state = .open
+        }
     }
 
     mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
@@ -102,9 +105,10 @@ struct JSONCallListGrammar: CallGrammar {
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: "[") {
                     pos += 1
-                    state = .element(closable: true)
+                    beginList(context: context)
                 } else if w[pos] == UInt8(ascii: "{") && syntax.singleObject {
-                    beginObject(single: true, context: context)
+                    list.begin(loneObjectAt: pos, rules: rules, maxDepth: context.maxDepth)
+                    state = .list
                 } else if let close = closeBytes {
                     switch TagMatch.at(w, pos, [close]) {
                     case .found:
@@ -120,61 +124,20 @@ struct JSONCallListGrammar: CallGrammar {
                 } else {
                     state = .malformed(detail: "expected a JSON list of calls after the marker")
                 }
-            case .element(let closable):
-                pos = w.skipSpace(from: pos)
-                guard pos < w.end else { return .needMore }
-                if w[pos] == UInt8(ascii: "{") {
-                    beginObject(single: false, context: context)
-                } else if w[pos] == UInt8(ascii: "]") && closable {
-                    pos += 1
-                    state = .afterList(listEnd: pos)
-                } else {
-                    state = .malformed(detail: "expected a call object in the list")
-                }
-            case .object(let single):
-                let result = reader.advance(w, actions: &actions)
-                pos = reader.pos
-                switch result {
+            case .list:
+                switch list.read(w, actions: &actions) {
                 case .needMore:
+                    pos = list.pos
                     return .needMore
-                case .tooDeep(let at):
-                    actions.append(.tooDeep(context, end: at))
-                    return .skip
-                case .error(let m, let at):
-                    pos = at
-                    state = .malformed(detail: m)
-                case .complete(let call, let end):
+                case .end(let end):
                     pos = end
-                    if let name = call.name,
-                        let arguments = call.arguments ?? (call.hasArgumentsKey ? nil : .object([])),
-                        arguments.isObject
-                    {
-                        if !reader.started {
-                            reader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
-                        }
-                        actions.append(.accept(arguments: arguments, end: end))
-                    } else {
-                        let detail = call.name == nil ? "the call object has no name" : "the arguments are not a JSON object"
-                        actions.append(.reject(.malformed, detail: detail, end: end))
-                    }
-                    accounted = end
-                    state = single ? .afterList(listEnd: end) : .next
-                }
-            case .next:
-                pos = w.skipSpace(from: pos)
-                guard pos < w.end else { return .needMore }
-                switch w[pos] {
-                case UInt8(ascii: ","):
-                    pos += 1
-                    state = .element(closable: true)
-                case UInt8(ascii: "]"):
-                    pos += 1
-                    state = .afterList(listEnd: pos)
-                case UInt8(ascii: "{"):
-                    // A missing comma between two call objects.
-                    beginObject(single: false, context: context)
-                default:
-                    state = .malformed(detail: "expected ',' or ']' in the call list")
+                    accounted = max(accounted, list.settledEnd)
+                    state = .afterList(listEnd: end)
+                case .malformed(let detail, let at):
+                    pos = at
+                    state = .malformed(detail: detail)
+                case .skip:
+                    return .skip
                 }
             case .afterList(let listEnd):
                 guard let close = closeBytes else {
@@ -201,27 +164,28 @@ struct JSONCallListGrammar: CallGrammar {
         }
     }
 
-    private mutating func beginObject(single: Bool, context: GrammarContext) {
-        reader = CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth, keys: syntax.keys)
-        state = .object(single: single)
+    private mutating func beginList(context: GrammarContext) {
+        list.begin(at: pos, rules: rules, maxDepth: context.maxDepth)
+        state = .list
     }
 
     func passThrough(at end: Int) -> PassThrough? {
-        guard case .object = state else { return nil }
-        return reader.passThrough(at: end)
+        guard case .list = state else { return nil }
+        return list.passThrough(at: end)
     }
 
     mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
-        reader.takePassThrough(count, w)
-        pos = reader.pos
+        list.takePassThrough(count, w)
+        pos = list.pos
     }
 
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
         switch state {
-        case .open, .element, .next:
+        case .open:
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call list", end: w.end))
-        case .object:
-            actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
+        case .list:
+            let detail = list.isInObject ? "the stream ended inside the call" : "the stream ended inside the call list"
+            actions.append(.reject(.incomplete, detail: detail, end: w.end))
         case .afterList(let listEnd):
             guard syntax.closeOptionalAtEnd else {
                 actions.append(.reject(.incomplete, detail: "the stream ended before the end marker", end: w.end))

@@ -16,8 +16,9 @@
 ///   until then they may still be prose; one cut off by the end of the stream after its
 ///   declared name is `incomplete`.
 /// - A JSON array of call objects inside the tags (a drift) holds one call per object; an
-///   element that is not an object is rejected on its own (`malformed`) and its neighbours
-///   stand; an empty list is `markup`.
+///   element that is JSON but no call (not an object, no name, arguments that are no object)
+///   is rejected on its own (`malformed`) and its neighbours stand; a trailing comma, or a
+///   missing one between objects, is read; an empty list is `markup`.
 /// - Orphan end markers are `markup`.
 struct JSONGrammar: CallGrammar {
     private enum State: Sendable {
@@ -31,10 +32,8 @@ struct JSONGrammar: CallGrammar {
         case junk(detail: String)
         /// A bare object in prose (not streamed), read by ``reader``.
         case bare
-        /// Inside `[ ... ]` after the tag: an element or `]`.
+        /// Inside `[ ... ]` after the tag, read by ``list``.
         case list
-        /// An element of the list that is not a call object, read by ``skipper``: markup.
-        case listJunk
         /// After the list's `]`: white space, then the end tag.
         case afterList
     }
@@ -54,14 +53,17 @@ struct JSONGrammar: CallGrammar {
     private var reader = CallObjectReader(at: 0, streaming: false, maxDepth: 0)
     /// Whether the current call in this frame was reported (start .. accept pending).
     private var pendingCall: (call: ParsedCallObject, end: Int)?
-    /// The frame holds a JSON array of call objects (a drift some models write).
-    private var inList = false
-    /// Reads a list element that is not a call object.
-    private var skipper = JSONTextReader()
+    /// The JSON array of call objects a frame may hold (a drift some models write).
+    private var list = CallListReader.idle
+    /// The list's rules: its calls stream and are accepted at the separator after them; an
+    /// element that is JSON but no call is rejected on its own; a trailing comma and a missing
+    /// one are read.
+    private static let listRules = CallListRules(
+        streams: true, nameOnlyIsCall: true, trailingComma: true, missingComma: true,
+        rejectsNonObjectsAlone: true, acceptsAtSeparator: true)
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         pendingCall = nil
-        inList = false
         if markers[marker].role == .bareObject {
             reader = CallObjectReader(at: at, streaming: false, maxDepth: context.maxDepth)
             state = .bare
@@ -78,8 +80,8 @@ struct JSONGrammar: CallGrammar {
             case .open:
                 pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
-                if w[pos] == UInt8(ascii: "[") && !inList {
-                    inList = true
+                if w[pos] == UInt8(ascii: "[") {
+                    list.begin(at: pos + 1, rules: Self.listRules, maxDepth: context.maxDepth)
                     pos += 1
                     state = .list
                     continue
@@ -137,16 +139,6 @@ struct JSONGrammar: CallGrammar {
                 pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
                 let b = w[pos]
-                if inList {
-                    if b == UInt8(ascii: ",") || b == UInt8(ascii: "]") {
-                        acceptPending(actions: &actions, end: pos)
-                        pos += 1
-                        state = b == UInt8(ascii: ",") ? .list : .afterList
-                    } else {
-                        state = .junk(detail: "expected ',' or ']' in the call list")
-                    }
-                    continue
-                }
                 if owed > 0 && b == UInt8(ascii: "}") {
                     pos += 1
                     state = .afterObject(closersOwed: owed - 1)
@@ -170,45 +162,17 @@ struct JSONGrammar: CallGrammar {
                     state = .junk(detail: owed > 0 ? "expected '}'" : "unexpected text after the call object")
                 }
             case .list:
-                pos = w.skipSpace(from: pos)
-                guard pos < w.end else { return .needMore }
-                switch w[pos] {
-                case UInt8(ascii: "{"):
-                    reader = CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth)
-                    state = .object(doubled: false)
-                case UInt8(ascii: "]"):
-                    pos += 1
-                    state = .afterList
-                default:
-                    // Not a call object (`"junk"`, a number): rejected on its own; the calls
-                    // around it stand.
-                    actions.append(.markup(end: pos))
-                    skipper = JSONTextReader(maxDepth: context.maxDepth)
-                    state = .listJunk
-                }
-            case .listJunk:
-                switch skipper.advance(w, from: &pos, to: w.end) {
+                switch list.read(w, actions: &actions) {
                 case .needMore:
-                    // A top-level number ends only at a delimiter: `,` or `]` says it did.
-                    if skipper.isInTopLevelNumber, pos < w.end { _ = skipper.finishTopLevelNumber() } else { return .needMore }
-                    fallthrough
-                case .complete:
-                    pos = w.skipSpace(from: pos)
-                    guard pos < w.end else { return .needMore }
-                    if w[pos] == UInt8(ascii: ",") || w[pos] == UInt8(ascii: "]") {
-                        let b = w[pos]
-                        actions.append(.reject(.malformed, detail: "a list element that is not a call object", end: pos))
-                        pos += 1
-                        state = b == UInt8(ascii: ",") ? .list : .afterList
-                    } else {
-                        state = .junk(detail: "expected ',' or ']' in the call list")
-                    }
-                case .valueStart, .valueEnd:
-                    continue
-                case .error(let m, _):
-                    state = .junk(detail: m)
-                case .tooDeep(let at):
-                    actions.append(.tooDeep(context, end: at))
+                    pos = list.pos
+                    return .needMore
+                case .end(let end):
+                    pos = end
+                    state = .afterList
+                case .malformed(let detail, let at):
+                    pos = at
+                    state = .junk(detail: detail)
+                case .skip:
                     return .skip
                 }
             case .afterList:
@@ -245,13 +209,21 @@ struct JSONGrammar: CallGrammar {
     }
 
     func passThrough(at end: Int) -> PassThrough? {
-        guard case .object = state else { return nil }
-        return reader.passThrough(at: end)
+        switch state {
+        case .object: return reader.passThrough(at: end)
+        case .list: return list.passThrough(at: end)
+        default: return nil
+        }
     }
 
     mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
-        reader.takePassThrough(count, w)
-        pos = reader.pos
+        if case .list = state {
+            list.takePassThrough(count, w)
+            pos = list.pos
+        } else {
+            reader.takePassThrough(count, w)
+            pos = reader.pos
+        }
     }
 
     /// Where an object belongs, or after a call list: the end tag closes the frame as markup,
@@ -289,8 +261,12 @@ struct JSONGrammar: CallGrammar {
             }
         case .junk(let detail):
             actions.append(.reject(.malformed, detail: detail, end: w.end))
-        case .list, .listJunk:
-            actions.append(.reject(.incomplete, detail: "the stream ended inside the call list", end: w.end))
+        case .list:
+            if list.isInObject {
+                actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
+            } else if !list.acceptPending(end: w.end, actions: &actions) {
+                actions.append(.reject(.incomplete, detail: "the stream ended inside the call list", end: w.end))
+            }
         case .afterList:
             // The list is complete; its end tag never came.
             actions.append(.markup(end: w.end))

@@ -5,7 +5,9 @@
 /// - After `<|python_tag|>`: one or more call objects (`parameters` or `arguments`), separated
 ///   by `;` or white space, or a JSON array of them. These are streamed, and a malformed one is
 ///   `rejected` (`malformed`) up to the next `<|python_tag|>` or the end of the stream, since
-///   the format has no end marker.
+///   the format has no end marker. In the array, an element that is JSON but no call is
+///   `rejected` on its own and its neighbours stand; a trailing comma, or a missing one between
+///   objects, is read; `[]` is markup.
 /// - A bare call object (or array of them) at the start of the output, or anywhere when
 ///   `tools` declares its name, is a call; further objects may follow after `;` or newlines.
 ///   A bare object is reported only when complete, because until then it may be prose: JSON
@@ -23,12 +25,9 @@ struct Llama3Grammar: CallGrammar {
     private enum State: Sendable {
         /// After `<|python_tag|>`: white space, then `{` or `[`.
         case open
-        /// Reading a call object; `bare` when it may still be prose.
-        case object(bare: Bool)
-        /// Inside `[ ... ]` of call objects: expecting an element or `]`.
-        case listElement(bare: Bool, first: Bool)
-        /// After an element of a list: `,` or `]`.
-        case listNext(bare: Bool)
+        /// Reading a call object, or a JSON list of them (``inList``), with ``list``; `bare`
+        /// when it may still be prose.
+        case list(bare: Bool)
         /// After a call: separators, then another call or the end of the frame.
         case between(bare: Bool)
         /// A Python call after `<|python_tag|>`, alone or in a list.
@@ -63,8 +62,16 @@ struct Llama3Grammar: CallGrammar {
     let skipRule = SkipRule.before([Array("<|python_tag|>".utf8)])
 
     private var state: State = .open
-    /// The JSON call object being read (a stored property, so it mutates in place).
-    private var reader = CallObjectReader(at: 0, streaming: false, maxDepth: 0)
+    /// The JSON call object, or list of them, being read (a stored property, so it mutates in
+    /// place). A lone object is read as a "list" of one.
+    private var list = CallListReader.idle
+    /// Tagged calls stream; bare ones are reported when complete, since until then they may be
+    /// prose. An object needs an arguments key; a list takes a trailing and a missing comma. In
+    /// a tagged list an element that is JSON but no call is rejected on its own (in a bare one
+    /// it is prose), and a first element that begins like a name is a Python call.
+    private static let taggedRules = CallListRules(
+        streams: true, trailingComma: true, missingComma: true, rejectsNonObjectsAlone: true, leavesNamesToOwner: true)
+    private static let bareRules = CallListRules(streams: false, trailingComma: true, missingComma: true)
     /// The Python call being read (likewise).
     private var pythonReader = PythonCallReader(at: 0, context: GrammarContext(format: .llama3, tools: nil, maxDepth: 0))
     private var pos = 0
@@ -80,13 +87,9 @@ struct Llama3Grammar: CallGrammar {
         lastCallEnd = at
         switch markers[marker].role {
         case .bareObject:
-            reader = CallObjectReader(at: at, streaming: false, maxDepth: context.maxDepth)
-            state = .object(bare: true)
-            pos = at
+            beginObject(at: at, bare: true, context: context)
         case .bareList:
-            inList = true
-            state = .listElement(bare: true, first: true)
-            pos = bodyStart
+            beginList(at: bodyStart, bare: true, context: context)
         case .section, .call, .none:
             state = .open
             pos = bodyStart
@@ -101,29 +104,65 @@ struct Llama3Grammar: CallGrammar {
                 guard pos < w.end else { return .needMore }
                 switch w[pos] {
                 case UInt8(ascii: "{"):
-                    reader = CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth)
-                    state = .object(bare: false)
+                    beginObject(at: pos, bare: false, context: context)
                 case UInt8(ascii: "["):
-                    pos += 1
-                    inList = true
-                    state = .listElement(bare: false, first: true)
+                    beginList(at: pos + 1, bare: false, context: context)
                 case let b where PythonCallReader.isNameStart(b):
                     pythonReader = PythonCallReader(at: pos, context: context)
                     state = .python(inList: false)
                 default:
                     state = .malformed(detail: "expected a JSON call after <|python_tag|>")
                 }
-            case .object(let bare):
-                let result = reader.advance(w, actions: &actions)
-                pos = reader.pos
-                switch result {
+            case .list(let bare):
+                let step = list.advance(w, actions: &actions)
+                pos = list.pos
+                switch step {
                 case .needMore:
                     return .needMore
+                case .object(let end):
+                    guard let call = list.call() else {
+                        if bare { return giveBack(at: end, actions: &actions) }
+                        if inList {
+                            list.rejectAlone(list.notACallDetail, end: end, actions: &actions)
+                        } else {
+                            pos = end
+                            state = .malformed(detail: "not a call object (a name and an arguments object)")
+                        }
+                        continue
+                    }
+                    if bare && !atStart && !(context.tools?.declares(call.name) ?? false) {
+                        return giveBack(at: end, actions: &actions)
+                    }
+                    list.report(call, end: end, w: w, actions: &actions)
+                    pos = end
+                    lastCallEnd = end
+                case .end(let end):
+                    guard inList else {
+                        // The lone object was a call: more may follow.
+                        state = .between(bare: bare)
+                        continue
+                    }
+                    if bare && list.count == 0 { return giveBack(at: end, actions: &actions) }
+                    actions.append(.markup(end: end))
+                    return .finished(at: end)
+                case .unexpected(.element, let at):
+                    if list.count == 0 && !bare && PythonCallReader.isNameStart(w[at]) {
+                        pos = at
+                        pythonReader = PythonCallReader(at: pos, context: context)
+                        state = .python(inList: true)
+                        continue
+                    }
+                    if bare { return giveBack(at: at, actions: &actions) }
+                    pos = at
+                    state = .malformed(detail: CallListReader.Expected.element.detail)
+                case .unexpected(.separator, _):
+                    // The rest is text (after the last call, or an element rejected alone).
+                    return .finished(at: max(lastCallEnd, list.settledEnd))
                 case .tooDeep(let at):
                     if bare { return giveBack(at: at, actions: &actions) }
                     actions.append(.tooDeep(context, end: at))
                     return .skip
-                case .error(let m, let at):
+                case .error(let at):
                     if let start = Self.pythonDictStart(w, quoteAt: at) {
                         pos = start + 1
                         state = .pythonDict(bare: bare, start: start, skipper: PythonCallSkipper(depth: 1))
@@ -131,57 +170,7 @@ struct Llama3Grammar: CallGrammar {
                     }
                     if bare { return giveBack(at: at, actions: &actions) }
                     pos = at
-                    state = .malformed(detail: m)
-                case .complete(let call, let end):
-                    guard let name = call.name, call.hasArgumentsKey, let arguments = call.arguments,
-                        arguments.isObject
-                    else {
-                        if bare { return giveBack(at: end, actions: &actions) }
-                        pos = end
-                        state = .malformed(detail: "not a call object (a name and an arguments object)")
-                        continue
-                    }
-                    if bare && !atStart && !(context.tools?.declares(name) ?? false) {
-                        return giveBack(at: end, actions: &actions)
-                    }
-                    if !reader.started {
-                        reader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
-                    }
-                    actions.append(.accept(arguments: arguments, end: end))
-                    pos = end
-                    lastCallEnd = end
-                    state = inList ? .listNext(bare: bare) : .between(bare: bare)
-                }
-            case .listElement(let bare, let first):
-                pos = w.skipSpace(from: pos)
-                guard pos < w.end else { return .needMore }
-                if w[pos] == UInt8(ascii: "{") {
-                    reader = CallObjectReader(at: pos, streaming: !bare, maxDepth: context.maxDepth)
-                    state = .object(bare: bare)
-                } else if first && !bare && PythonCallReader.isNameStart(w[pos]) {
-                    pythonReader = PythonCallReader(at: pos, context: context)
-                    state = .python(inList: true)
-                } else if first && w[pos] == UInt8(ascii: "]") {
-                    pos += 1
-                    if bare { return giveBack(at: pos, actions: &actions) }
-                    actions.append(.markup(end: pos))
-                    return .finished(at: pos)
-                } else {
-                    if bare { return giveBack(at: pos, actions: &actions) }
-                    state = .malformed(detail: "expected a call object in the list")
-                }
-            case .listNext(let bare):
-                pos = w.skipSpace(from: pos)
-                guard pos < w.end else { return .needMore }
-                if w[pos] == UInt8(ascii: ",") {
-                    pos += 1
-                    state = .listElement(bare: bare, first: false)
-                } else if w[pos] == UInt8(ascii: "]") {
-                    pos += 1
-                    actions.append(.markup(end: pos))
-                    return .finished(at: pos)
-                } else {
-                    return .finished(at: lastCallEnd)
+                    state = .malformed(detail: list.errorMessage)
                 }
             case .between(let bare):
                 // Separators: `;`, white space. Another `{` continues the frame.
@@ -189,9 +178,7 @@ struct Llama3Grammar: CallGrammar {
                 while j < w.end && (w[j] == UInt8(ascii: ";") || JSONReader.isSpace(w[j])) { j += 1 }
                 guard j < w.end else { return .needMore }
                 if w[j] == UInt8(ascii: "{") {
-                    pos = j
-                    reader = CallObjectReader(at: j, streaming: !bare, maxDepth: context.maxDepth)
-                    state = .object(bare: bare)
+                    beginObject(at: j, bare: bare, context: context)
                 } else {
                     // Llama 3.1 ends a tool-call message with `<|eom_id|>`: right after a call it
                     // is the call's markup, not text.
@@ -281,7 +268,12 @@ struct Llama3Grammar: CallGrammar {
                     actions.append(.accept(arguments: CanonicalJSON(arguments), end: end))
                     pos = end
                     lastCallEnd = end
-                    state = inList ? .listNext(bare: bare) : .between(bare: bare)
+                    if inList {
+                        list.resume(after: end)
+                        state = .list(bare: bare)
+                    } else {
+                        state = .between(bare: bare)
+                    }
                 }
             case .malformed(let detail):
                 return Llama3Grammar.tag.rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in false }
@@ -289,8 +281,22 @@ struct Llama3Grammar: CallGrammar {
         }
     }
 
-    /// A bare candidate turned out to be prose: the bytes since the last call are text, and
-    /// scanning resumes after the byte that decided it.
+    /// Reads one call object at `at` (its `{`).
+    private mutating func beginObject(at: Int, bare: Bool, context: GrammarContext) {
+        pos = at
+        inList = false
+        list.begin(loneObjectAt: at, rules: bare ? Self.bareRules : Self.taggedRules, maxDepth: context.maxDepth)
+        state = .list(bare: bare)
+    }
+
+    /// Reads a list of call objects from `at` (just after its `[`).
+    private mutating func beginList(at: Int, bare: Bool, context: GrammarContext) {
+        pos = at
+        inList = true
+        list.begin(at: at, rules: bare ? Self.bareRules : Self.taggedRules, maxDepth: context.maxDepth)
+        state = .list(bare: bare)
+    }
+
     /// Where a call object in Python's spelling begins, when the JSON reader stopped at a single
     /// quote that opens its first key (`{'name': ...`).
     private static func pythonDictStart(_ w: ByteWindow, quoteAt at: Int) -> Int? {
@@ -301,6 +307,8 @@ struct Llama3Grammar: CallGrammar {
         return s
     }
 
+    /// A bare candidate turned out to be prose: the bytes since the last call are text, and
+    /// scanning resumes after the byte that decided it.
     private mutating func giveBack(at: Int, actions: inout [GrammarAction]) -> GrammarStep {
         let end = max(at, lastCallEnd + 1)
         actions.append(.text(end: end))
@@ -309,7 +317,7 @@ struct Llama3Grammar: CallGrammar {
 
     func passThrough(at end: Int) -> PassThrough? {
         switch state {
-        case .object: return reader.passThrough(at: end)
+        case .list: return list.passThrough(at: end)
         case .python: return pythonReader.passThrough(at: end)
         default: return nil
         }
@@ -320,8 +328,8 @@ struct Llama3Grammar: CallGrammar {
             pythonReader.takeForwarded(count, w)
             pos = pythonReader.pos
         } else {
-            reader.takePassThrough(count, w)
-            pos = reader.pos
+            list.takePassThrough(count, w)
+            pos = list.pos
         }
     }
 
@@ -342,10 +350,10 @@ struct Llama3Grammar: CallGrammar {
             }
         }
         switch state {
-        case .object(bare: true):
+        case .list(bare: true) where list.isInObject:
             // A bare object that counts (at the start, or its name declared) and is cut off is
             // a call cut off: `incomplete`, never text. One that never named a call is text.
-            if let name = reader.knownName, atStart || (context.tools?.declares(name) ?? false) {
+            if let name = list.knownName, atStart || (context.tools?.declares(name) ?? false) {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
             } else {
                 actions.append(.text(end: w.end))
@@ -357,10 +365,10 @@ struct Llama3Grammar: CallGrammar {
         case .between where Self.endsInEndOfMessage(w, after: lastCallEnd):
             // A cut-off `<|eom_id|>` right after the call: markup, as a cut end marker is.
             actions.append(.markup(end: w.end))
-        case .between, .listElement(bare: true, _), .listNext(bare: true), .pythonNext:
+        case .between, .list(bare: true), .pythonNext:
             // After a call, or inside a bare candidate: the rest is text.
             actions.append(.text(end: w.end))
-        case .open, .object, .listElement, .listNext, .python, .pythonElement:
+        case .open, .list, .python, .pythonElement:
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
         case .malformed(let detail):
             actions.append(.reject(.malformed, detail: detail, end: w.end))

@@ -6,7 +6,9 @@
 ///   repeated per call. `[TOOL_CALLS]NAME{json}` without `[ARGS]` is accepted too (servers that
 ///   skip special tokens drop it). White space around the name is ignored.
 /// - Before v11: `[TOOL_CALLS][{"name": .., "arguments": ..}, ..]`; a list entry's `id` is
-///   passed through. Junk between the marker and the list (`[TOOL_CALLS] junk [{..}]`) is
+///   passed through. An entry that is JSON but no call (not an object, no name, no arguments
+///   object) is `rejected` on its own (`malformed`) and its neighbours stand; a trailing comma,
+///   or a missing one between entries, is read; `[]` is markup. Junk between the marker and the list (`[TOOL_CALLS] junk [{..}]`) is
 ///   tolerated and kept in the first call's raw span.
 /// - There is no end marker: a call ends where its JSON value ends, and what follows is text.
 ///   A malformed call runs to the next `[TOOL_CALLS]` or the end of the stream and is
@@ -25,12 +27,8 @@ struct MistralGrammar: CallGrammar {
         case callID(name: String, start: Int)
         /// Reading the arguments object.
         case args
-        /// Inside the list: an element, or `]` when `first`.
-        case listElement(first: Bool)
-        /// Reading a list element.
-        case listObject
-        /// After a list element: `,` or `]`.
-        case listNext
+        /// Reading the list with ``list``.
+        case list
         /// Skipping a malformed call to the next `[TOOL_CALLS]`.
         case malformed(detail: String)
     }
@@ -45,7 +43,14 @@ struct MistralGrammar: CallGrammar {
     // Readers live in stored properties, not enum payloads, so they mutate in place.
     private var argsReader = JSONTextReader()
     private var streamer = RawDeltaStreamer(from: 0)
-    private var callReader = CallObjectReader(at: 0, streaming: true, maxDepth: 0)
+    private var list = CallListReader.idle
+    /// The list's rules: entries are not streamed, since Mistral's templates write an entry's
+    /// `id` after its `arguments` and a model-supplied id must be passed through (the call is
+    /// announced once its object ends, start and one delta together); an entry needs an
+    /// arguments object; an entry that is JSON but no call is rejected on its own; a trailing
+    /// and a missing comma are read.
+    private static let listRules = CallListRules(
+        streams: false, trailingComma: true, missingComma: true, rejectsNonObjectsAlone: true)
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         state = .open
@@ -64,7 +69,7 @@ struct MistralGrammar: CallGrammar {
                 guard pos < w.end else { return .needMore }
                 if w[pos] == UInt8(ascii: "[") {
                     pos += 1
-                    state = .listElement(first: true)
+                    beginList(context: context)
                 } else if w[pos] == UInt8(ascii: "{") {
                     state = .malformed(detail: "arguments without a function name")
                 } else {
@@ -103,7 +108,7 @@ struct MistralGrammar: CallGrammar {
                     guard j < w.end else { return .needMore }
                     if w[j] == UInt8(ascii: "{") {
                         pos += 1
-                        state = .listElement(first: true)
+                        beginList(context: context)
                     } else {
                         state = .malformed(detail: "expected [ARGS] after the name")
                     }
@@ -141,58 +146,19 @@ struct MistralGrammar: CallGrammar {
                     actions.append(.tooDeep(context, end: at))
                     return .skip
                 }
-            case .listElement(let first):
-                pos = w.skipSpace(from: pos)
-                guard pos < w.end else { return .needMore }
-                if w[pos] == UInt8(ascii: "{") {
-                    // Not streamed: Mistral's templates write an entry's `id` after its
-                    // `arguments`, and a model-supplied id must be passed through, so the call
-                    // is announced once its object ends (start and one delta together).
-                    callReader = CallObjectReader(at: pos, streaming: false, maxDepth: context.maxDepth)
-                    state = .listObject
-                } else if first && w[pos] == UInt8(ascii: "]") {
-                    pos += 1
-                    actions.append(.markup(end: pos))
-                    return .finished(at: pos)
-                } else {
-                    state = .malformed(detail: "expected a call object in the list")
-                }
-            case .listObject:
-                let result = callReader.advance(w, actions: &actions)
-                pos = callReader.pos
-                switch result {
+            case .list:
+                switch list.read(w, actions: &actions) {
                 case .needMore:
+                    pos = list.pos
                     return .needMore
-                case .tooDeep(let at):
-                    actions.append(.tooDeep(context, end: at))
-                    return .skip
-                case .error(let m, let at):
+                case .end(let end):
+                    actions.append(.markup(end: end))
+                    return .finished(at: end)
+                case .malformed(let detail, let at):
                     pos = at
-                    state = .malformed(detail: m)
-                case .complete(let call, let end):
-                    pos = end
-                    guard let name = call.name, let arguments = call.arguments, arguments.isObject else {
-                        state = .malformed(detail: "not a call object (a name and an arguments object)")
-                        continue
-                    }
-                    if !callReader.started {
-                        callReader.reportUnstarted(call, name: name, arguments: arguments, w: w, actions: &actions)
-                    }
-                    actions.append(.accept(arguments: arguments, end: end))
-                    state = .listNext
-                }
-            case .listNext:
-                pos = w.skipSpace(from: pos)
-                guard pos < w.end else { return .needMore }
-                if w[pos] == UInt8(ascii: ",") {
-                    pos += 1
-                    state = .listElement(first: false)
-                } else if w[pos] == UInt8(ascii: "]") {
-                    pos += 1
-                    actions.append(.markup(end: pos))
-                    return .finished(at: pos)
-                } else {
-                    state = .malformed(detail: "expected ',' or ']' in the call list")
+                    state = .malformed(detail: detail)
+                case .skip:
+                    return .skip
                 }
             case .malformed(let detail):
                 return MistralGrammar.startMarker.rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in false }
@@ -204,8 +170,8 @@ struct MistralGrammar: CallGrammar {
         switch state {
         case .args:
             return streamer.passThrough(argsReader, pos: pos, at: end)
-        case .listObject:
-            return callReader.passThrough(at: end)
+        case .list:
+            return list.passThrough(at: end)
         default:
             return nil
         }
@@ -215,9 +181,14 @@ struct MistralGrammar: CallGrammar {
         if case .args = state {
             streamer.takeForwarded(count, w, reader: &argsReader, pos: &pos)
         } else {
-            callReader.takePassThrough(count, w)
-            pos = callReader.pos
+            list.takePassThrough(count, w)
+            pos = list.pos
         }
+    }
+
+    private mutating func beginList(context: GrammarContext) {
+        list.begin(at: pos, rules: Self.listRules, maxDepth: context.maxDepth)
+        state = .list
     }
 
     private mutating func beginArgs(name: String, id: String?, actions: inout [GrammarAction], context: GrammarContext) {
@@ -231,7 +202,7 @@ struct MistralGrammar: CallGrammar {
         switch state {
         case .malformed(let detail):
             actions.append(.reject(.malformed, detail: detail, end: w.end))
-        case .listNext:
+        case .list where list.isAfterElement:
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call list", end: w.end))
         default:
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))
