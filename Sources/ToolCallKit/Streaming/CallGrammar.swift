@@ -65,12 +65,23 @@ enum SkipRule: Sendable {
 }
 
 /// What the decoder tells a grammar about the stream.
-struct GrammarContext: Sendable {
-    var format: ToolCallFormat
-    var tools: ToolSet?
-    var maxDepth: Int
+///
+/// A class, made once per decoder and shared: grammars and readers receive and keep it on every
+/// step, and a reference costs a pointer where the fields would be copied with their reference
+/// counts each time.
+final class GrammarContext: Sendable {
+    let format: ToolCallFormat
+    let tools: ToolSet?
+    let maxDepth: Int
     /// The end of the prompt (``ToolCallDecoder/Options/prompt``).
-    var prompt: [UInt8] = []
+    let prompt: [UInt8]
+
+    init(format: ToolCallFormat, tools: ToolSet?, maxDepth: Int, prompt: [UInt8] = []) {
+        self.format = format
+        self.tools = tools
+        self.maxDepth = maxDepth
+        self.prompt = prompt
+    }
 }
 
 /// What a grammar reports, in source order. Offsets are absolute stream offsets.

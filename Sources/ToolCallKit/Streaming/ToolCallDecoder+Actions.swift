@@ -9,7 +9,7 @@ extension ToolCallDecoder {
                 apply(action)
             case .reasoning(let end):
                 guard end > cut else { continue }
-                events.append(.reasoning(EventText(window.slice(cut..<end)), raw: options.rawSpans ? window.bytes(cut..<end) : nil))
+                events.append(.reasoning(EventText(window.slice(cut..<end)), raw: setup.options.rawSpans ? window.bytes(cut..<end) : nil))
                 cut = end
             }
         }
@@ -25,7 +25,7 @@ extension ToolCallDecoder {
         case .start(let name, let proposedID):
             if let tools, !tools.declares(name) {
                 current = .undeclared(name: name)
-            } else if options.wholeCalls {
+            } else if wholeCalls {
                 // Announced only once accepted; the index is taken then, so the indexes a
                 // client sees have no gaps.
                 current = .started(index: -1, id: ids.id(style: format.definition.ids, proposed: proposedID), name: name)
@@ -38,7 +38,7 @@ extension ToolCallDecoder {
             }
         case .delta(let fragment):
             if case .started(let index, _, _) = current, !fragment.isEmpty {
-                if options.wholeCalls {
+                if wholeCalls {
                     // From the fragment's own bytes: `utf8` would make an array per delta.
                     unsafe fragment.withUnsafeBytes { unsafe heldArguments.append(contentsOf: $0) }
                 } else {
@@ -58,7 +58,7 @@ extension ToolCallDecoder {
         case .text(let end):
             emitText(upTo: end)
         case .reasoning(let end):
-            if options.reasoning { emitFramedReasoning(upTo: end) } else { emitText(upTo: end) }
+            if setup.options.reasoning { emitFramedReasoning(upTo: end) } else { emitText(upTo: end) }
         }
     }
 
@@ -85,10 +85,10 @@ extension ToolCallDecoder {
             current = .none
             // The call's input is copied only when raw spans were asked for: otherwise the
             // accepted call holds its arguments' text and nothing else.
-            let raw = options.rawSpans ? window.bytes(cut..<end) : nil
+            let raw = setup.options.rawSpans ? window.bytes(cut..<end) : nil
             cut = end
             accepted += 1
-            if options.wholeCalls {
+            if wholeCalls {
                 index = nextIndex
                 nextIndex += 1
                 events.append(.toolCallStart(index: index, id: id, name: name))
@@ -112,7 +112,7 @@ extension ToolCallDecoder {
         case .undeclared(let name): r.name = name
         case .started(let index, let id, let name):
             r.name = name
-            if !options.wholeCalls {
+            if !wholeCalls {
                 // A call announced with tool_call_start ends with its index and id; with whole
                 // calls it was never announced, so the rejection names only the tool.
                 r.index = index

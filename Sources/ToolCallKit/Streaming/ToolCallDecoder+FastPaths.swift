@@ -16,7 +16,7 @@ extension ToolCallDecoder {
         let piece = window.slice(from..<emitEnd)
         if run.requiresValidUTF8 && !UTF8Boundary.isValid(piece) { return false }
         if case .started(let index, _, _) = current {
-            if options.wholeCalls {
+            if wholeCalls {
                 heldArguments.append(contentsOf: piece)
             } else {
                 out.append(.toolCallDelta(index: index, arguments: EventText(piece)))

@@ -10,7 +10,7 @@ extension ToolCallDecoder {
         var from = max(cut, reasoningTextStart)
         let end = window.received
         while true {
-            switch reasoningSet.search(window, from: from, end: end, isFinal: isFinal) {
+            switch setup.plan.reasoningSet.search(window, from: from, end: end, isFinal: isFinal) {
             case .none:
                 let safe = isFinal ? end : UTF8Boundary.safeEnd(window, start: from, end: end)
                 emitReasoning(upTo: safe)
@@ -19,11 +19,11 @@ extension ToolCallDecoder {
                 emitReasoning(upTo: at)
                 return false
             case .found(let k, let at):
-                let length = reasoningSet.markers[k].count
-                if k < reasoningCloseCount {
+                let length = setup.plan.reasoningSet.markers[k].count
+                if k < setup.plan.reasoningCloseCount {
                     // Pairs may share a close marker (Gemma 4's labelled and bare channel).
-                    let ownClose = pair.map { reasoningSet.markers[$0] }
-                    guard ownClose == nil || ownClose == reasoningSet.markers[k] else {
+                    let ownClose = pair.map { setup.plan.reasoningSet.markers[$0] }
+                    guard ownClose == nil || ownClose == setup.plan.reasoningSet.markers[k] else {
                         // Another pair's close marker: part of the reasoning.
                         from = at + length
                         continue
@@ -49,7 +49,7 @@ extension ToolCallDecoder {
         // An open marker alone waits for text or its close, unless the stream ends.
         guard rawEnd > cut, end > textStart || rawEnd > end || final else { return }
         let text = EventText(end > textStart ? window.slice(textStart..<end) : [])
-        events.append(.reasoning(text, raw: options.rawSpans ? window.bytes(cut..<rawEnd) : nil))
+        events.append(.reasoning(text, raw: setup.options.rawSpans ? window.bytes(cut..<rawEnd) : nil))
         cut = rawEnd
     }
 
@@ -58,7 +58,7 @@ extension ToolCallDecoder {
     mutating func emitFramedReasoning(upTo end: Int) {
         guard end > cut else { return }
         let slice = window.slice(cut..<end)
-        events.append(.reasoning(EventText(slice), raw: options.rawSpans ? Array(slice) : nil))
+        events.append(.reasoning(EventText(slice), raw: setup.options.rawSpans ? Array(slice) : nil))
         cut = end
     }
 }

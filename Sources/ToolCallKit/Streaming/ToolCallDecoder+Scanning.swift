@@ -8,14 +8,14 @@ extension ToolCallDecoder {
                 guard scanText(isFinal: isFinal) else { return }
             case .reasoning(let pair):
                 guard scanReasoning(pair: pair, isFinal: isFinal) else { return }
-            case .frame where ownsStream:
+            case .frame where setup.plan.ownsStream:
                 // The grammar sees at most the cap's worth of bytes past the last event; it
                 // goes on while that showed it less than was received and it made progress.
                 while true {
                     let before = cut
                     let limit = cut + callCap
                     window.limit = limit
-                    grammar.scanStream(window, context: context, isFinal: false, actions: &streamActions)
+                    grammar.scanStream(window, context: setup.context, isFinal: false, actions: &streamActions)
                     window.limit = .max
                     applyStream()
                     guard limit < window.received, cut > before else { return }
@@ -30,7 +30,7 @@ extension ToolCallDecoder {
                 let callStart = cut
                 let limit = cut + callCap
                 window.limit = limit
-                let step = grammar.advance(window, context: context, actions: &actions)
+                let step = grammar.advance(window, context: setup.context, actions: &actions)
                 window.limit = .max
                 apply()
                 switch step {
@@ -52,7 +52,7 @@ extension ToolCallDecoder {
                     mode = .text
                     // A large frame leaves large buffers in the grammar's readers: a fresh
                     // grammar releases them, so an idle stream holds no more than a new one.
-                    if at - frameStart > Self.releaseAfterBytes { grammar = format.definition.makeGrammar(context) }
+                    if at - frameStart > Self.releaseAfterBytes { grammar = format.definition.makeGrammar(setup.context) }
                 case .skip:
                     mode = .skipping(grammar.skipRule)
                 }
@@ -69,8 +69,8 @@ extension ToolCallDecoder {
         let end = window.received
         var match: MarkerSet.Match
         if sawVisibleText {
-            match = laterSet.search(window, from: cut, end: end, isFinal: isFinal)
-            if case .found(let k, let at) = match { match = .found(index: laterIndexes[k], at: at) }
+            match = setup.plan.laterSet.search(window, from: cut, end: end, isFinal: isFinal)
+            if case .found(let k, let at) = match { match = .found(index: setup.plan.laterIndexes[k], at: at) }
         } else {
             // Markers that count only at the start of the output can begin only at the first
             // visible byte (markers never begin with white space): every start marker is tried
@@ -78,17 +78,17 @@ extension ToolCallDecoder {
             // (so prose full of `{` and `[` costs no more than later text).
             var firstVisible = cut
             while firstVisible < end && JSONReader.isSpace(window[firstVisible]) { firstVisible += 1 }
-            let probeEnd = min(end, firstVisible + startSet.maxLength)
+            let probeEnd = min(end, firstVisible + setup.plan.startSet.maxLength)
             // A bound short of the received bytes is no end of the stream, but no marker that
             // begins at the first visible byte is cut by it.
-            switch startSet.search(window, from: firstVisible, end: probeEnd, isFinal: isFinal || probeEnd < end) {
+            switch setup.plan.startSet.search(window, from: firstVisible, end: probeEnd, isFinal: isFinal || probeEnd < end) {
             case .found(let k, let at) where at == firstVisible:
-                match = .found(index: startIndexes[k], at: at)
+                match = .found(index: setup.plan.startIndexes[k], at: at)
             case .partial(let at) where at == firstVisible:
                 match = .partial(at: at)
             default:
-                match = laterSet.search(window, from: cut, end: end, isFinal: isFinal)
-                if case .found(let k, let at) = match { match = .found(index: laterIndexes[k], at: at) }
+                match = setup.plan.laterSet.search(window, from: cut, end: end, isFinal: isFinal)
+                if case .found(let k, let at) = match { match = .found(index: setup.plan.laterIndexes[k], at: at) }
             }
         }
         switch match {
@@ -101,7 +101,7 @@ extension ToolCallDecoder {
             return false
         case .found(let k, let at):
             if at > cut { emitText(upTo: at) }
-            let marker = markers[k]
+            let marker = setup.plan.markers[k]
             let bodyStart = at + marker.bytes.count
             switch marker.kind {
             case .stray:
@@ -109,10 +109,10 @@ extension ToolCallDecoder {
             case .start:
                 let atStart = isAtStart(at)
                 if !grammarMade {
-                    grammar = format.definition.makeGrammar(context)
+                    grammar = format.definition.makeGrammar(setup.context)
                     grammarMade = true
                 }
-                grammar.begin(marker: k, at: at, bodyStart: bodyStart, atStart: atStart, context: context)
+                grammar.begin(marker: k, at: at, bodyStart: bodyStart, atStart: atStart, context: setup.context)
                 frameStart = at
                 mode = .frame
             case .reasoningOpen(let pair):
@@ -130,9 +130,9 @@ extension ToolCallDecoder {
         var i = cut
         while i < window.received && JSONReader.isSpace(window[i]) { i += 1 }
         if i == window.received && !isFinal { return false }
-        switch reasoningOpeners.search(window, from: i, end: min(window.received, i + reasoningOpeners.maxLength), isFinal: isFinal) {
+        switch setup.plan.reasoningOpeners.search(window, from: i, end: min(window.received, i + setup.plan.reasoningOpeners.maxLength), isFinal: isFinal) {
         case .found(let k, let at) where at == i:
-            reasoningTextStart = at + reasoningOpeners.markers[k].count
+            reasoningTextStart = at + setup.plan.reasoningOpeners.markers[k].count
         case .partial(let at) where at == i:
             return false
         default:
@@ -165,7 +165,7 @@ extension ToolCallDecoder {
 
     mutating func emitMarkup(upTo end: Int) {
         guard end > cut else { return }
-        if options.rawSpans { events.append(.markup(raw: window.bytes(cut..<end))) }
+        if setup.options.rawSpans { events.append(.markup(raw: window.bytes(cut..<end))) }
         cut = end
     }
 }

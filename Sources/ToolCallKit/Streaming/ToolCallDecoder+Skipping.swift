@@ -44,7 +44,7 @@ extension ToolCallDecoder {
         guard ended else { return false }
         if stop > cut { reject(.tooLarge, detail: "skipped part of an oversized call", end: stop) }
         mode = .text
-        grammar = format.definition.makeGrammar(context)
+        grammar = format.definition.makeGrammar(setup.context)
         return true
     }
 }

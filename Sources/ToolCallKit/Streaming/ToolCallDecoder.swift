@@ -106,8 +106,6 @@ public struct ToolCallDecoder: Sendable {
     public var format: ToolCallFormat { setup.context.format }
     public var tools: ToolSet? { setup.context.tools }
     public var options: Options { setup.options }
-    /// ``Options/maxCallBytes`` as a count (unlimited: a number no call reaches).
-    @inline(__always) var callCap: Int { setup.options.maxCallBytes.count }
     @inline(__always) var context: GrammarContext { setup.context }
     /// The tools with compiled validators, when ``Options/validate`` is on.
     @inline(__always) var validation: ToolSet? { setup.options.validate ? setup.context.tools : nil }
@@ -150,6 +148,10 @@ public struct ToolCallDecoder: Sendable {
     var passFrom = 0
     var passEnd = 0
     var carryCount = 0
+    /// ``Options/maxCallBytes`` as a count (unlimited: a number no call reaches), and
+    /// ``Options/wholeCalls``: read on every chunk inside a call, so kept here, not behind the
+    /// setup's pointer.
+    let callCap: Int
     var current: Current = .none
     /// The run the grammar offered after its last step, if any; the bytes from `passFrom` to
     /// `passEnd` were forwarded by ``forward(_:_:into:)`` and are not yet taken by the grammar.
@@ -163,6 +165,7 @@ public struct ToolCallDecoder: Sendable {
     /// Whether visible (non-white-space) text has been emitted.
     var sawVisibleText = false
     var openerChecked = false
+    let wholeCalls: Bool
 
     /// Creates a decoder for one stream.
     ///
@@ -192,6 +195,8 @@ public struct ToolCallDecoder: Sendable {
         }
         self.setup = DecoderSetup(
             context: context, options: options, plan: plan)
+        self.callCap = options.maxCallBytes.count
+        self.wholeCalls = options.wholeCalls
         if options.reasoningOpen && !plan.ownsStream { self.mode = .reasoning(pair: nil) }
         self.ids = CallIDGenerator(seed: options.idSeed)
         if plan.ownsStream {
@@ -242,7 +247,7 @@ public struct ToolCallDecoder: Sendable {
         // Plain text with nothing held back but an unfinished character, and no byte that could
         // begin a marker: the chunk is text, and the window is never touched.
         if case .text = mode, sawVisibleText, cut == window.received, window.storage.isEmpty,
-            laterSet.hasNoCandidate(in: chunk)
+            setup.plan.laterSet.hasNoCandidate(in: chunk)
         {
             feedPlainText(chunk, into: &out)
             return
@@ -272,15 +277,15 @@ public struct ToolCallDecoder: Sendable {
         restoreCarry()
         run(isFinal: true)
         switch mode {
-        case .frame where ownsStream:
+        case .frame where setup.plan.ownsStream:
             // Everything, however long: the grammar rejects an oversized region itself.
-            grammar.scanStream(window, context: context, isFinal: true, actions: &streamActions)
+            grammar.scanStream(window, context: setup.context, isFinal: true, actions: &streamActions)
             applyStream()
             closeFrame(at: window.received, reason: .incomplete)
         case .frame:
             actions.removeAll(keepingCapacity: true)
             window.limit = cut + callCap
-            grammar.finish(window, context: context, actions: &actions)
+            grammar.finish(window, context: setup.context, actions: &actions)
             window.limit = .max
             apply()
             closeFrame(at: window.received, reason: .incomplete)
@@ -304,7 +309,7 @@ public struct ToolCallDecoder: Sendable {
     /// that need to know them: the token layer keeps special tokens with these texts.
     package var markerTexts: [String] {
         var seen: [String] = []
-        for m in markers {
+        for m in setup.plan.markers {
             let text = String(decoding: m.bytes, as: UTF8.self)
             if !seen.contains(text) { seen.append(text) }
         }
