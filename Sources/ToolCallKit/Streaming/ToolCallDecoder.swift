@@ -106,22 +106,13 @@ public struct ToolCallDecoder: Sendable {
     public var format: ToolCallFormat { setup.context.format }
     public var tools: ToolSet? { setup.context.tools }
     public var options: Options { setup.options }
-    @inline(__always) var context: GrammarContext { setup.context }
     /// The tools with compiled validators, when ``Options/validate`` is on.
     @inline(__always) var validation: ToolSet? { setup.options.validate ? setup.context.tools : nil }
-    @inline(__always) var ownsStream: Bool { setup.plan.ownsStream }
-    @inline(__always) var markers: [Marker] { setup.plan.markers }
-    @inline(__always) var startSet: MarkerSet { setup.plan.startSet }
-    @inline(__always) var startIndexes: [Int] { setup.plan.startIndexes }
-    @inline(__always) var laterSet: MarkerSet { setup.plan.laterSet }
-    @inline(__always) var laterIndexes: [Int] { setup.plan.laterIndexes }
-    @inline(__always) var reasoningSet: MarkerSet { setup.plan.reasoningSet }
-    @inline(__always) var reasoningCloseCount: Int { setup.plan.reasoningCloseCount }
-    @inline(__always) var reasoningOpeners: MarkerSet { setup.plan.reasoningOpeners }
 
     // The stream's state. Word-sized fields come first and the small ones last, so that the
-    // layout wastes no padding: an idle decoder is its storage (about 300 bytes) plus the
-    // setup (about 200), and nothing else (`toolcall-bench --idle`).
+    // layout wastes no padding: an idle decoder is its storage (336 bytes) plus its setup and
+    // grammar context (176), and nothing else (`toolcall-bench --idle`). The hot paths read
+    // the setup's plan in place (`setup.plan.laterSet`), never through a copy.
 
     /// The format's grammar. An idle decoder holds a placeholder (``IdleGrammar``, no heap):
     /// the real one is made when the first frame begins (``grammarMade``).

@@ -237,26 +237,22 @@ struct CanonicalWriter: JSONSink {
         if out.capacity < 4096 { out.reserveCapacity(4096) }
     }
 
-    mutating func beginObject() {
-        if frames.isEmpty && out.isEmpty && pendingRoot == 0 {
-            pendingRoot = UInt8(ascii: "{")
-            return
-        }
-        prepare()
-        slot()
-        frames.append(Frame(start: out.count, isObject: true, keyBase: keyStarts.count))
-        out.append(UInt8(ascii: "{"))
-    }
+    mutating func beginObject() { begin(UInt8(ascii: "{"), isObject: true) }
 
-    mutating func beginArray() {
+    mutating func beginArray() { begin(UInt8(ascii: "["), isObject: false) }
+
+    /// Opens a container. The outermost one is only noted (`pendingRoot`) and written on first
+    /// use, so a value that turns out not to be JSON costs no allocation.
+    @inline(__always)
+    private mutating func begin(_ bracket: UInt8, isObject: Bool) {
         if frames.isEmpty && out.isEmpty && pendingRoot == 0 {
-            pendingRoot = UInt8(ascii: "[")
+            pendingRoot = bracket
             return
         }
         prepare()
         slot()
-        frames.append(Frame(start: out.count, isObject: false, keyBase: keyStarts.count))
-        out.append(UInt8(ascii: "["))
+        frames.append(Frame(start: out.count, isObject: isObject, keyBase: keyStarts.count))
+        out.append(bracket)
     }
 
     /// A member's key, from its decoded bytes (valid UTF-8 or not: invalid bytes become

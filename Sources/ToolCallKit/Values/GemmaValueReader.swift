@@ -555,16 +555,15 @@ struct GemmaValueReader: Sendable {
                 return nil
             }
             let text = writer.detachLastMember()
-            switch narrow(text.value, kind: kind, key: key) {
-            case .success(let typed):
-                actions.append(.delta(EventText(memberPrefix(key) + typed.jsonText)))
-                writer.key(key)
-                writer.value(typed)
-            case .failure(let e):
-                mismatches.append(e.line)
-            }
+            emitTyped(text.value, kind: kind, key: key, actions: &actions)
             return nil
         }
+        emitTyped(v, kind: kind, key: key, actions: &actions)
+        return nil
+    }
+
+    /// Types a top-level member by its key's schema and emits it, or records the mismatch.
+    private mutating func emitTyped(_ v: JSONValue, kind: Kind, key: String, actions: inout [GrammarAction]) {
         switch narrow(v, kind: kind, key: key) {
         case .success(let typed):
             actions.append(.delta(EventText(memberPrefix(key) + typed.jsonText)))
@@ -573,7 +572,6 @@ struct GemmaValueReader: Sendable {
         case .failure(let e):
             mismatches.append(e.line)
         }
-        return nil
     }
 
     /// Types a top-level value by its key's schema (docs/formats.md, Typing).
