@@ -44,11 +44,17 @@ struct CallIDGenerator: Sendable {
         return z ^ (z >> 31)
     }
 
-    private mutating func randomString(_ n: Int) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(n)
-        for _ in 0..<n { bytes.append(Self.alphabet[Int(next() % UInt64(Self.alphabet.count))]) }
-        return String(decoding: bytes, as: UTF8.self)
+    private mutating func randomString(_ n: Int) -> String { randomString(n, after: "") }
+
+    /// `prefix` followed by `n` random letters and digits, written once into the string's own
+    /// storage (one allocation; the alphabet's size is a constant, so `% 62` is a multiply).
+    private mutating func randomString(_ n: Int, after prefix: StaticString) -> String {
+        let p = prefix.utf8CodeUnitCount
+        return unsafe String(unsafeUninitializedCapacity: p + n) { buffer in
+            for k in 0..<p { unsafe buffer[k] = unsafe prefix.utf8Start[k] }
+            for k in 0..<n { unsafe buffer[p + k] = Self.alphabet[Int(next() % 62)] }
+            return p + n
+        }
     }
 
     /// 9 characters that no other call number gives: `(a·n + b) mod 62⁹` with `a` coprime to
@@ -81,7 +87,7 @@ struct CallIDGenerator: Sendable {
         let short = style == .nineCharacters
         while true {
             if remembering {
-                let fresh = short ? randomString(9) : "call_" + randomString(24)
+                let fresh = short ? randomString(9) : randomString(24, after: "call_")
                 if used.insert(fresh).inserted { return fresh }
             } else {
                 let unique = uniqueString()
@@ -93,5 +99,5 @@ struct CallIDGenerator: Sendable {
     }
 
     /// A `chatcmpl-` completion id (24 letters and digits) for OpenAI output.
-    mutating func completionID() -> String { "chatcmpl-" + randomString(24) }
+    mutating func completionID() -> String { randomString(24, after: "chatcmpl-") }
 }

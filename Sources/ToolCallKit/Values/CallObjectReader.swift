@@ -68,8 +68,10 @@ struct RawDeltaStreamer: Sendable {
             i += count
             copied = i
         }
+        let span = w.storage.span
+        let base = w.base
         scan: while i < end {
-            let b = w[i]
+            let b = span[i &- base]
             if !inString {
                 if b == 0x22 { inString = true }
                 i += 1
@@ -78,10 +80,10 @@ struct RawDeltaStreamer: Sendable {
             if b == 0x22 {
                 inString = false
                 i += 1
+            } else if b >= 0x20 && b != 0x5C {
+                i += 1
             } else if b < 0x20 {
                 replace(1, with: Self.escape(controlByte: b))
-            } else if b != 0x5C {
-                i += 1
             } else {
                 // An escape: emitted only whole, and a surrogate only once it is settled.
                 guard i + 1 < end else {

@@ -227,14 +227,15 @@ struct CanonicalWriter: JSONSink {
         frames[i].count += 1
     }
 
-    /// First use: room for a call's text and keys, so they are not grown from a few bytes
-    /// (each growth is an allocation and a copy).
+    /// First use: room for a typical call's text and keys, so they are not grown from a few
+    /// bytes (each growth is an allocation and a copy). The text's room stays under 1 KB, the
+    /// size the allocator serves from its per-thread cache; a larger text grows geometrically.
     @inline(__always)
     private mutating func prepare() {
         guard frames.capacity == 0 else { return }
         frames.reserveCapacity(4)
         keyStarts.reserveCapacity(32)
-        if out.capacity < 4096 { out.reserveCapacity(4096) }
+        if out.capacity < 960 { out.reserveCapacity(960) }
     }
 
     mutating func beginObject() { begin(UInt8(ascii: "{"), isObject: true) }
@@ -315,13 +316,26 @@ struct CanonicalWriter: JSONSink {
 
     private mutating func writeString(utf8 bytes: ArraySlice<UInt8>) {
         out.append(UInt8(ascii: "\""))
-        if (try? UTF8Span(validating: bytes.span)) != nil {
+        if Self.isPlainASCII(bytes) {
+            // A short printable ASCII string (most keys and names) is its own JSON text.
+            out.append(contentsOf: bytes)
+        } else if (try? UTF8Span(validating: bytes.span)) != nil {
             JSONValue.writeEscaped(bytes.span, to: &out)
         } else {
             let s = String(decoding: bytes, as: UTF8.self)
             JSONValue.writeEscaped(s.utf8.span, to: &out)
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `bytes` are few (at most 64) and all printable ASCII other than `"` and `\`.
+    @inline(__always)
+    private static func isPlainASCII(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard bytes.count <= 64 else { return false }
+        return unsafe bytes.withUnsafeBufferPointer { p in
+            for unsafe b in unsafe p where b < 0x20 || b == 0x22 || b == 0x5C || b >= 0x80 { return false }
+            return true
+        }
     }
 
     /// Closes the innermost container; returns the offset of its opening bracket.
@@ -332,7 +346,7 @@ struct CanonicalWriter: JSONSink {
         out.append(f.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
         if f.isObject {
             if f.count > 1 { uniqueKeys(f) }
-            keyStarts.removeSubrange(f.keyBase...)
+            keyStarts.removeTail(from: f.keyBase)
         }
         return f.start
     }
@@ -346,7 +360,7 @@ struct CanonicalWriter: JSONSink {
             return
         }
         let i = frames.count - 1
-        out.removeSubrange((frames[i].start + 1)...)
+        out.removeTail(from: frames[i].start + 1)
         out[frames[i].start] = UInt8(ascii: "{")
         frames[i].isObject = true
         frames[i].count = 0
@@ -378,7 +392,7 @@ struct CanonicalWriter: JSONSink {
             return CanonicalJSON(canonical: v)
         }
         let v = Array(out[valueStart...])
-        out.removeSubrange(memberStart...)
+        out.removeTail(from: memberStart)
         return CanonicalJSON(canonical: v)
     }
 
@@ -405,7 +419,7 @@ struct CanonicalWriter: JSONSink {
         let i = frames.count - 1
         if frames[i].count > 1 { keyStarts.removeLast() }
         frames[i].count -= 1
-        out.removeSubrange(frames[i].lastMemberStart...)
+        out.removeTail(from: frames[i].lastMemberStart)
         return s
     }
 
@@ -441,9 +455,9 @@ struct CanonicalWriter: JSONSink {
 
     /// Drops everything written since `c`.
     mutating func restore(_ c: Checkpoint) {
-        out.removeSubrange(c.count...)
+        out.removeTail(from: c.count)
         frames = c.frames
-        keyStarts.removeSubrange(c.keys...)
+        keyStarts.removeTail(from: c.keys)
         pendingRoot = c.pendingRoot
     }
 
@@ -674,5 +688,13 @@ extension JSONValue {
             if stack.isEmpty { break }
         }
         self = result
+    }
+}
+
+extension Array {
+    /// Removes the elements from `offset` to the end (cheaper than a generic range removal).
+    @inline(__always)
+    mutating func removeTail(from offset: Int) {
+        removeLast(count - offset)
     }
 }

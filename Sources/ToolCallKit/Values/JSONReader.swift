@@ -313,10 +313,12 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
     private mutating func beginValue(_ b: UInt8, at pos: inout Int) -> Event? {
         switch b {
         case UInt8(ascii: "{"):
+            if stack.capacity == 0 { stack.reserveCapacity(8) }
             stack.append(Container(isObject: true))
             writer.beginObject()
             state = .keyOrClose
         case UInt8(ascii: "["):
+            if stack.capacity == 0 { stack.reserveCapacity(8) }
             stack.append(Container(isObject: false))
             writer.beginArray()
             state = .valueOrClose
