@@ -137,8 +137,11 @@ struct ToolCallBench {
         // The expected argument as the call stores it, made once (checks build no tree).
         let expectedJSON = w.expectedArgument.map { ArgumentChecks.stringArgument("content", $0) }
         for _ in 0..<repeats {
+            // Room for the events, as a server's reused array has it: a chunk can end in two
+            // text events (around a marker candidate that turns out to be text), so twice the
+            // chunks; growing the array inside the timed loop would time its copies.
             var events: [ToolCallEvent] = []
-            events.reserveCapacity(w.input.count / max(1, chunk) + 16)
+            events.reserveCapacity(2 * (w.input.count / max(1, chunk)) + 16)
             let start = clock.now
             var decoder = ToolCallDecoder(format: w.format, tools: w.tools, options: .init(idSeed: 1, maxCallBytes: w.maxCallBytes ?? .defaultCallBytes, validate: w.tools != nil))
             var i = 0
@@ -193,14 +196,15 @@ struct ToolCallBench {
         var names: [String] = []
         var argumentMatches = true
         var invalid = 0
-        for e in events {
-            switch e {
+        let expected = w.expectedText
+        // Each event read in place (no copy of the event per step).
+        for i in events.indices {
+            switch events[i] {
             case .text(let t):
-                // Compare in place (memcmp), so the check costs little per byte.
+                // Compare in place (a few loads, or memcmp), so the check costs little per byte.
                 let n = t.utf8Count
                 if textMatches {
-                    textMatches = textLength + n <= w.expectedText.count
-                        && Self.equal(t, w.expectedText, at: textLength)
+                    textMatches = textLength + n <= expected.count && Self.equal(t, expected, at: textLength)
                 }
                 textLength += n
             case .toolCall(let c):
@@ -232,10 +236,32 @@ struct ToolCallBench {
     /// Whether `t`'s bytes equal `expected[offset...]`'s first bytes.
     static func equal(_ t: EventText, _ expected: [UInt8], at offset: Int) -> Bool {
         unsafe t.withUnsafeBytes { a in
-            unsafe expected.withUnsafeBytes { b in
-                if a.count == 0 { return true }
-                return unsafe memcmp(a.baseAddress!, b.baseAddress! + offset, a.count) == 0
-            }
+            unsafe expected.withUnsafeBytes { b in unsafe equal(a, b.baseAddress! + offset) }
+        }
+    }
+
+    /// Whether the bytes of `a` are those at `b`: a token-sized text (at most 16 bytes) in two
+    /// overlapping loads, a longer one by memcmp (a call costs more than a few bytes).
+    @inline(__always)
+    static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawPointer) -> Bool {
+        let n = a.count
+        guard n > 0 else { return true }
+        let p = a.baseAddress!
+        switch n {
+        case 1...3:
+            let x = unsafe (p.load(as: UInt8.self), p.load(fromByteOffset: n >> 1, as: UInt8.self), p.load(fromByteOffset: n - 1, as: UInt8.self))
+            let y = unsafe (b.load(as: UInt8.self), b.load(fromByteOffset: n >> 1, as: UInt8.self), b.load(fromByteOffset: n - 1, as: UInt8.self))
+            return x == y
+        case 4...8:
+            let x = unsafe (p.loadUnaligned(as: UInt32.self), p.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))
+            let y = unsafe (b.loadUnaligned(as: UInt32.self), b.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self))
+            return x == y
+        case 9...16:
+            let x = unsafe (p.loadUnaligned(as: UInt64.self), p.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self))
+            let y = unsafe (b.loadUnaligned(as: UInt64.self), b.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self))
+            return x == y
+        default:
+            return unsafe memcmp(p, b, n) == 0
         }
     }
 

@@ -148,20 +148,44 @@ public struct EventText: Sendable, Hashable, CustomStringConvertible, Expressibl
             storage = .bytes(Array(slice))
             return
         }
-        var lo: UInt64 = 0
-        var hi: UInt64 = 0
-        unsafe slice.withUnsafeBufferPointer { buf in
-            var k = 0
-            while k < n && k < 8 {
-                lo |= UInt64(unsafe buf[k]) << UInt64(k &* 8)
-                k &+= 1
-            }
-            while k < n {
-                hi |= UInt64(unsafe buf[k]) << UInt64((k &- 8) &* 8)
-                k &+= 1
+        let (lo, hi) = Self.pack(slice)
+        storage = .inline(lo, hi, count: UInt8(n))
+    }
+
+    /// Inline text of `count` (at most 16) bytes packed as ``pack(_:)`` packs them.
+    @inline(__always)
+    init(packed lo: UInt64, _ hi: UInt64, count: Int) {
+        storage = .inline(lo, hi, count: UInt8(truncatingIfNeeded: count))
+    }
+
+    /// At most 16 bytes packed little-endian into two words, the unused bytes zero: byte `k`
+    /// is bits `8k..<8k+8` of `lo` (k < 8) or of `hi` (k - 8). A few overlapping loads, no
+    /// loop and no read outside the slice.
+    @inline(__always)
+    static func pack(_ slice: ArraySlice<UInt8>) -> (UInt64, UInt64) {
+        let n = slice.count
+        return unsafe slice.withUnsafeBufferPointer { buf -> (UInt64, UInt64) in
+            guard n > 0 else { return (0, 0) }
+            let raw = unsafe UnsafeRawPointer(buf.baseAddress!)
+            switch n {
+            case 1...3:
+                // Bytes 0, n/2 and n-1 cover 1, 2 or 3 bytes (a repeated one ORs in equal).
+                let a = UInt64(unsafe buf[0])
+                let b = UInt64(unsafe buf[n >> 1]) << UInt64((n >> 1) &* 8)
+                let c = UInt64(unsafe buf[n &- 1]) << UInt64((n &- 1) &* 8)
+                return (a | b | c, 0)
+            case 4...8:
+                // Bytes 0..<4 and n-4..<n: they overlap in equal bytes.
+                let a = UInt64(unsafe raw.loadUnaligned(as: UInt32.self))
+                let b = UInt64(unsafe raw.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self))
+                return (a | b << UInt64((n &- 4) &* 8), 0)
+            default:
+                // Bytes 0..<8, and n-8..<n shifted down to bytes 8..<n.
+                let a = unsafe raw.loadUnaligned(as: UInt64.self)
+                let b = unsafe raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+                return (a, b >> UInt64((16 &- n) &* 8))
             }
         }
-        storage = .inline(lo, hi, count: UInt8(n))
     }
 
     /// Text of `count` (at most 3) bytes held in `carry` (little-endian), followed by `slice`.

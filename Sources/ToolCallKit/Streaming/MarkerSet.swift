@@ -34,9 +34,10 @@ struct MarkerSet: Sendable {
     /// The distinct first bytes, and each repeated in all 8 bytes of a word (for SWAR).
     private let firstList: [UInt8]
     private let firstPatterns: [UInt64]
-    /// With one or two distinct first bytes, each repeated in all 8 bytes of a word (the same
-    /// one twice when there is one), for a chunk of at most 8 bytes tested in one word.
-    private let pairPatterns: (UInt64, UInt64)?
+    /// With one to four distinct first bytes, none of them zero: each repeated in all 8 bytes
+    /// of a word (the list padded with its first), for a chunk of at most 16 bytes tested as
+    /// two words (``hasNoCandidate(lo:hi:count:)``).
+    private let wordPatterns: (UInt64, UInt64, UInt64, UInt64)?
     /// The longest marker's length.
     let maxLength: Int
 
@@ -60,8 +61,12 @@ struct MarkerSet: Sendable {
         firstList = firsts.sorted()
         firstPatterns = firstList.map { UInt64($0) &* 0x0101_0101_0101_0101 }
         // A first byte of 0 would match the zero padding of a short chunk: not for that test.
-        pairPatterns = (1...2).contains(firstPatterns.count) && firstList[0] != 0
-            ? (firstPatterns[0], firstPatterns[firstPatterns.count - 1]) : nil
+        if (1...4).contains(firstPatterns.count) && firstList[0] != 0 {
+            let p = firstPatterns + Array(repeating: firstPatterns[0], count: 4 - firstPatterns.count)
+            wordPatterns = (p[0], p[1], p[2], p[3])
+        } else {
+            wordPatterns = nil
+        }
         maxLength = markers.map(\.count).max() ?? 0
     }
 
@@ -93,24 +98,36 @@ struct MarkerSet: Sendable {
         }
     }
 
+    /// Whether no byte of a chunk of `count` (at most 16) bytes, packed little-endian into `lo`
+    /// and `hi` with the unused bytes zero (``EventText/pack(_:)``), can begin a marker; nil
+    /// when the set has no word test (more than four first bytes, or a zero one).
+    ///
+    /// A zero byte of `word ^ pattern` is a hit, and `(x - 0x01…) & ~x & 0x80…` is nonzero
+    /// exactly when `x` has a zero byte. The zero padding matches no pattern (none is zero).
+    @inline(__always)
+    func hasNoCandidate(lo: UInt64, hi: UInt64, count: Int) -> Bool? {
+        guard let (p0, p1, p2, p3) = wordPatterns else { return nil }
+        let lows: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always)
+        func hits(_ v: UInt64) -> UInt64 {
+            let x0 = v ^ p0
+            let x1 = v ^ p1
+            let x2 = v ^ p2
+            let x3 = v ^ p3
+            return (x0 &- lows) & ~x0 | (x1 &- lows) & ~x1 | (x2 &- lows) & ~x2 | (x3 &- lows) & ~x3
+        }
+        var h = hits(lo)
+        if count > 8 { h |= hits(hi) }
+        return h & highs == 0
+    }
+
     /// Whether no byte of `bytes` can begin a marker (the decoder's fast path for plain text).
     @inline(__always)
     func hasNoCandidate(in bytes: ArraySlice<UInt8>) -> Bool {
-        if bytes.count <= 8, let (p0, p1) = pairPatterns {
-            // A token-sized chunk and one or two first bytes: the chunk in one word (its unused
-            // bytes zero, which neither pattern has), and a zero byte of `word ^ pattern` is
-            // a hit. `(x - 0x01…) & ~x & 0x80…` is nonzero exactly when `x` has a zero byte.
-            var word: UInt64 = 0
-            var shift: UInt64 = 0
-            for b in bytes {
-                word |= UInt64(b) &<< shift
-                shift &+= 8
-            }
-            let lows: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
-            let x0 = word ^ p0
-            let x1 = word ^ p1
-            return ((x0 &- lows) & ~x0 | (x1 &- lows) & ~x1) & highs == 0
+        if bytes.count <= 16, wordPatterns != nil {
+            let (lo, hi) = EventText.pack(bytes)
+            if let none = hasNoCandidate(lo: lo, hi: hi, count: bytes.count) { return none }
         }
         if bytes.count < 16 {
             // A few bytes (a server feeding tokens): a call to memchr costs more than looking,

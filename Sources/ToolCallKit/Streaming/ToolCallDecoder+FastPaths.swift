@@ -61,6 +61,45 @@ extension ToolCallDecoder {
         carryCount = tail
     }
 
+    /// ``feedPlainText(_:into:)`` for a chunk of `count` bytes packed into two words
+    /// (``EventText/pack(_:)``), with `carryCount + count` at most 16: the held bytes and the
+    /// chunk are joined, and what is emitted is cut from the words, with no pass over bytes.
+    @inline(__always)
+    mutating func feedPackedText(lo: UInt64, hi: UInt64, count n: Int, into out: inout [ToolCallEvent]) {
+        let held = carryCount
+        let s = UInt64(held &* 8)
+        // `l` and `h` are not captured mutably (that would cost an exclusivity check per use).
+        let l = held > 0 ? lo << s | UInt64(carry) : lo
+        let h = held > 0 ? hi << s | lo >> (64 &- s) : hi
+        let total = held &+ n
+        // The last byte ASCII (most chunks): nothing to hold back.
+        let tail = Self.byte(total &- 1, l, h) < 0x80 ? 0 : UTF8Boundary.unfinishedTail(count: total) { k in Self.byte(k, l, h) }
+        let emit = total &- tail
+        // The held-back bytes: `tail` (at most 3) bytes from `emit`, across the two words.
+        var c: UInt32 = 0
+        if tail > 0 {
+            let s = UInt64(emit &* 8)
+            let v = s == 0 ? l : s < 64 ? l >> s | h << (64 &- s) : h >> (s &- 64)
+            c = UInt32(truncatingIfNeeded: v) & UInt32(truncatingIfNeeded: (1 << UInt64(tail &* 8)) &- 1)
+        }
+        if emit > 0 {
+            // Only the emitted bytes stay in the words (the rest zero, as packed text has it).
+            let el = emit >= 8 ? l : l & ((1 << UInt64(emit &* 8)) &- 1)
+            let eh = emit >= 16 ? h : emit <= 8 ? 0 : h & ((1 << UInt64((emit &- 8) &* 8)) &- 1)
+            out.append(.text(EventText(packed: el, eh, count: emit)))
+            window.skipEmpty(emit)
+            cut = window.received
+        }
+        carry = c
+        carryCount = tail
+    }
+
+    /// Byte `k` (below 16) of two packed words.
+    @inline(__always)
+    static func byte(_ k: Int, _ lo: UInt64, _ hi: UInt64) -> UInt8 {
+        UInt8(truncatingIfNeeded: (k < 8 ? lo : hi) >> UInt64((k & 7) &* 8))
+    }
+
     /// Moves the text fast path's held-back bytes into the window, where the scanner sees them.
     @inline(__always)
     mutating func restoreCarry() {

@@ -233,16 +233,32 @@ public struct ToolCallDecoder: Sendable {
     ///   - chunk: the bytes, in any chunking.
     ///   - out: where the events these bytes completed are appended, in source order.
     public mutating func feed(_ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) {
-        // After finish() the stream is over: a late chunk is ignored (documented, no trap).
-        guard !chunk.isEmpty, !isFinished else { return }
+        let n = chunk.count
+        guard n > 0 else { return }
         // Plain text with nothing held back but an unfinished character, and no byte that could
         // begin a marker: the chunk is text, and the window is never touched.
-        if case .text = mode, sawVisibleText, cut == window.received, window.storage.isEmpty,
-            setup.plan.laterSet.hasNoCandidate(in: chunk)
-        {
-            feedPlainText(chunk, into: &out)
-            return
+        if case .text = mode, sawVisibleText, window.storage.isEmpty, cut == window.base {
+            if n &+ carryCount <= 16, let (lo, hi, none) = packedTest(chunk) {
+                // A token-sized chunk is packed into two words once: they are tested for a
+                // marker's first byte and become the text event's inline storage.
+                if none {
+                    if carryCount == 0 && (lo | hi) & 0x8080_8080_8080_8080 == 0 {
+                        // ASCII, nothing held: the whole chunk is one text event.
+                        out.append(.text(EventText(packed: lo, hi, count: n)))
+                        window.skipEmpty(n)
+                        cut = window.base
+                    } else {
+                        feedPackedText(lo: lo, hi: hi, count: n, into: &out)
+                    }
+                    return
+                }
+            } else if setup.plan.laterSet.hasNoCandidate(in: chunk) {
+                feedPlainText(chunk, into: &out)
+                return
+            }
         }
+        // After finish() the stream is over: a late chunk is ignored (documented, no trap).
+        guard !isFinished else { return }
         restoreCarry()
         window.append(chunk)
         if let run = passRun, forward(run, chunk, into: &out) { return }
@@ -251,6 +267,15 @@ public struct ToolCallDecoder: Sendable {
         defer { swap(&events, &out) }
         run(isFinal: false)
         compact()
+    }
+
+    /// A chunk of at most 16 bytes packed into two words (``EventText/pack(_:)``) and whether
+    /// none of its bytes can begin a marker; nil when the marker set has no word test.
+    @inline(__always)
+    private func packedTest(_ chunk: ArraySlice<UInt8>) -> (UInt64, UInt64, Bool)? {
+        let (lo, hi) = EventText.pack(chunk)
+        guard let none = setup.plan.laterSet.hasNoCandidate(lo: lo, hi: hi, count: chunk.count) else { return nil }
+        return (lo, hi, none)
     }
 
     /// Ends the stream: flushes held-back text, settles an open call and emits `end`.

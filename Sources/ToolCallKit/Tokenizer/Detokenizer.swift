@@ -34,9 +34,41 @@ public struct Detokenizer: Sendable {
     // No decoder.
     private var started = false
 
+    /// The joining without its payload, and whether a `Strip` holds trailing characters back:
+    /// what ``passThrough(_:)`` asks per id without switching over `joining`'s payload.
+    private let isByteLevel: Bool
+    private let isPieces: Bool
+    private let stripHolds: Bool
+
     public init(tokenizer: Tokenizer) {
         self.tokenizer = tokenizer
         if case .pieces(_, let strip?) = tokenizer.joining { stripLeft = strip.start }
+        isByteLevel = tokenizer.joining == .byteLevel
+        if case .pieces(_, let strip) = tokenizer.joining {
+            isPieces = true
+            stripHolds = (strip?.stop ?? 0) > 0
+        } else {
+            isPieces = false
+            stripHolds = false
+        }
+    }
+
+    /// The bytes `id` completes when they are exactly its own bytes (nothing held before it,
+    /// nothing to repair, strip or join): a slice of the tokenizer's table, no copy. Nil when
+    /// ``decode(_:into:)`` must do the work; the state is unchanged either way, and the id
+    /// counts as decoded when the slice is used.
+    @inline(__always)
+    public func passThrough(_ id: Int) -> ArraySlice<UInt8>? {
+        let flags = tokenizer.flags[id]
+        if isByteLevel {
+            guard count == 0 && flags & Tokenizer.Flag.wholeUTF8 != 0 else { return nil }
+        } else if isPieces {
+            // Past the leading strip (once text was seen), no byte run open, no trailing hold.
+            guard run.isEmpty && flags & Tokenizer.Flag.byte == 0 && stripLeft == 0 && !stripHolds else { return nil }
+        } else {
+            return nil
+        }
+        return tokenizer.arena[Int(tokenizer.starts[id])..<Int(tokenizer.starts[id &+ 1])]
     }
 
     /// Appends the bytes that `id` completes to `out`.

@@ -104,6 +104,11 @@ public struct TokenStreamDecoder: Sendable {
             throw UnknownTokenError(id: id, offset: 0, vocabularySize: tokenizer.vocabularySize)
         }
         if !dropped.isEmpty && tokenizer.isSpecial(id) && dropped.contains(id) { return }
+        // Most ids: their bytes go to the decoder straight from the tokenizer's table.
+        if let own = detokenizer.passThrough(id) {
+            if !own.isEmpty { decoder.feed(own, into: &out) }
+            return
+        }
         bytes.removeAll(keepingCapacity: true)
         detokenizer.decode(id, into: &bytes)
         if !bytes.isEmpty { decoder.feed(bytes[...], into: &out) }
