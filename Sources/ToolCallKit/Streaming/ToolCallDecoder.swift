@@ -242,8 +242,10 @@ public struct ToolCallDecoder: Sendable {
                 // A token-sized chunk is packed into two words once: they are tested for a
                 // marker's first byte and become the text event's inline storage.
                 if none {
-                    if carryCount == 0 && (lo | hi) & 0x8080_8080_8080_8080 == 0 {
-                        // ASCII, nothing held: the whole chunk is one text event.
+                    let last = n <= 8 ? lo >> UInt64((n &- 1) &* 8) : hi >> UInt64((n &- 9) &* 8)
+                    if carryCount == 0 && last & 0x80 == 0 {
+                        // Nothing held, and the chunk ends with ASCII (so no character is cut):
+                        // the whole chunk is one text event.
                         out.append(.text(EventText(packed: lo, hi, count: n)))
                         window.skipEmpty(n)
                         cut = window.base
@@ -257,6 +259,13 @@ public struct ToolCallDecoder: Sendable {
                 return
             }
         }
+        feedScanning(chunk, into: &out)
+    }
+
+    /// The rest of ``feed(_:into:)``: the chunk goes into the window and the scanner and the
+    /// grammar read it. Out of line, so the fast path above pays none of its set-up.
+    @inline(never)
+    private mutating func feedScanning(_ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) {
         // After finish() the stream is over: a late chunk is ignored (documented, no trap).
         guard !isFinished else { return }
         restoreCarry()
