@@ -7,8 +7,9 @@ repeat's fresh decoder, its events and the result check all count. Heap allocati
 `valgrind --tool=dhat` the same way (blocks per KiB of input and per event). The idle decoder's
 cost (its storage plus its heap) comes from `toolcall-bench --idle N` under dhat, for every format.
 
-usage: bench_check.py [--record | --check] [--bench PATH] [--only SUBSTRING] [--jobs N]
-  --record  measure and write Benchmarks/Thresholds/<toolchain>/counts.json
+usage: bench_check.py [--record [--missing | --improved] | --check] [--bench PATH] [--only SUBSTRING] [--jobs N]
+  --record  measure and write Benchmarks/Thresholds/<toolchain>/counts.json (--missing: only
+            metrics without a threshold; --improved: only thresholds a measurement beats)
   --check   measure and fail (exit 1) when a count exceeds its threshold by more than 10 %
   (neither) measure and print
 """
@@ -134,12 +135,44 @@ def main():
     ap.add_argument("--bench", default=os.path.join(HERE, "..", ".build", "release", "toolcall-bench"))
     ap.add_argument("--only")
     ap.add_argument("--missing", action="store_true",
-                    help="with --check --record: record only the metrics that have no threshold yet")
+                    help="with --record: record only the metrics that have no threshold yet")
+    ap.add_argument("--improved", action="store_true",
+                    help="with --record: lower the thresholds a measurement beats; keep the others")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="entries measured at once (default: one per core)")
     a = ap.parse_args()
     counts = measure(a.bench, a.only, a.jobs)
-    if a.record and a.missing:
+    bad = []
+    if a.check:
+        # Checked against the thresholds as committed, before any recording below.
+        limits = json.load(open(THRESHOLDS))
+        for key, vals in counts.items():
+            for metric, v in vals.items():
+                lim = limits.get(key, {}).get(metric)
+                if lim is None:
+                    bad.append(f"{key} {metric}: no recorded threshold (run make bench-record)")
+                    continue
+                # 10 % over the recorded count fails; tiny counts get an absolute slack.
+                if v > lim * 1.10 + (0.05 if metric != "ir_per_byte" else 0.1):
+                    bad.append(f"{key} {metric}: {v} > {lim} + 10 %")
+        for b in bad:
+            print("REGRESSION", b)
+        print(f"bench-check: {len(counts)} entries, {len(bad)} regressions")
+    if a.record and a.improved:
+        old = json.load(open(THRESHOLDS))
+        lowered = []
+        for key, vals in counts.items():
+            for metric, v in vals.items():
+                lim = old.get(key, {}).get(metric)
+                if lim is not None and v < lim:
+                    old[key][metric] = v
+                    lowered.append(f"{key} {metric}: {lim} -> {v}")
+        json.dump(old, open(THRESHOLDS, "w"), indent=1, sort_keys=True)
+        open(THRESHOLDS, "a").write("\n")
+        for line in lowered:
+            print("LOWERED", line)
+        print(f"lowered {len(lowered)} thresholds in {os.path.relpath(THRESHOLDS)}")
+    elif a.record and a.missing:
         old = json.load(open(THRESHOLDS))
         added = 0
         for key, vals in counts.items():
@@ -158,22 +191,8 @@ def main():
         json.dump(old, open(THRESHOLDS, "w"), indent=1, sort_keys=True)
         open(THRESHOLDS, "a").write("\n")
         print(f"recorded {len(counts)} entries in {os.path.relpath(THRESHOLDS)}")
-    if a.check:
-        limits = json.load(open(THRESHOLDS))
-        bad = []
-        for key, vals in counts.items():
-            for metric, v in vals.items():
-                lim = limits.get(key, {}).get(metric)
-                if lim is None:
-                    bad.append(f"{key} {metric}: no recorded threshold (run make bench-record)")
-                    continue
-                # 10 % over the recorded count fails; tiny counts get an absolute slack.
-                if v > lim * 1.10 + (0.05 if metric != "ir_per_byte" else 0.1):
-                    bad.append(f"{key} {metric}: {v} > {lim} + 10 %")
-        for b in bad:
-            print("REGRESSION", b)
-        print(f"bench-check: {len(counts)} entries, {len(bad)} regressions")
-        sys.exit(1 if bad else 0)
+
+    sys.exit(1 if bad else 0)
 
 
 if __name__ == "__main__":

@@ -164,27 +164,30 @@ public struct EventText: Sendable, Hashable, CustomStringConvertible, Expressibl
     @inline(__always)
     static func pack(_ slice: ArraySlice<UInt8>) -> (UInt64, UInt64) {
         let n = slice.count
-        return unsafe slice.withUnsafeBufferPointer { buf -> (UInt64, UInt64) in
-            guard n > 0 else { return (0, 0) }
-            let raw = unsafe UnsafeRawPointer(buf.baseAddress!)
-            switch n {
-            case 1...3:
-                // Bytes 0, n/2 and n-1 cover 1, 2 or 3 bytes (a repeated one ORs in equal).
-                let a = UInt64(unsafe buf[0])
-                let b = UInt64(unsafe buf[n >> 1]) << UInt64((n >> 1) &* 8)
-                let c = UInt64(unsafe buf[n &- 1]) << UInt64((n &- 1) &* 8)
-                return (a | b | c, 0)
-            case 4...8:
-                // Bytes 0..<4 and n-4..<n: they overlap in equal bytes.
-                let a = UInt64(unsafe raw.loadUnaligned(as: UInt32.self))
-                let b = UInt64(unsafe raw.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self))
-                return (a | b << UInt64((n &- 4) &* 8), 0)
-            default:
-                // Bytes 0..<8, and n-8..<n shifted down to bytes 8..<n.
-                let a = unsafe raw.loadUnaligned(as: UInt64.self)
-                let b = unsafe raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
-                return (a, b >> UInt64((16 &- n) &* 8))
-            }
+        guard n > 0 else { return (0, 0) }
+        return unsafe slice.withUnsafeBufferPointer { unsafe pack(UnsafeRawPointer($0.baseAddress!), count: n) }
+    }
+
+    /// ``pack(_:)`` of the `n` (1 to 16) bytes at `raw`.
+    @inline(__always)
+    static func pack(_ raw: UnsafeRawPointer, count n: Int) -> (UInt64, UInt64) {
+        switch n {
+        case 1...3:
+            // Bytes 0, n/2 and n-1 cover 1, 2 or 3 bytes (a repeated one ORs in equal).
+            let a = UInt64(unsafe raw.load(as: UInt8.self))
+            let b = UInt64(unsafe raw.load(fromByteOffset: n >> 1, as: UInt8.self)) << UInt64((n >> 1) &* 8)
+            let c = UInt64(unsafe raw.load(fromByteOffset: n &- 1, as: UInt8.self)) << UInt64((n &- 1) &* 8)
+            return (a | b | c, 0)
+        case 4...8:
+            // Bytes 0..<4 and n-4..<n: they overlap in equal bytes.
+            let a = UInt64(unsafe raw.loadUnaligned(as: UInt32.self))
+            let b = UInt64(unsafe raw.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self))
+            return (a | b << UInt64((n &- 4) &* 8), 0)
+        default:
+            // Bytes 0..<8, and n-8..<n shifted down to bytes 8..<n.
+            let a = unsafe raw.loadUnaligned(as: UInt64.self)
+            let b = unsafe raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+            return (a, b >> UInt64((16 &- n) &* 8))
         }
     }
 

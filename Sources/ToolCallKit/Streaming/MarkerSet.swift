@@ -98,15 +98,18 @@ struct MarkerSet: Sendable {
         }
     }
 
+    /// Whether ``hasNoCandidate(lo:hi:count:)`` may be asked: one to four first bytes, none zero.
+    var hasWordTest: Bool { wordPatterns != nil }
+
     /// Whether no byte of a chunk of `count` (at most 16) bytes, packed little-endian into `lo`
-    /// and `hi` with the unused bytes zero (``EventText/pack(_:)``), can begin a marker; nil
-    /// when the set has no word test (more than four first bytes, or a zero one).
+    /// and `hi` with the unused bytes zero (``EventText/pack(_:)``), can begin a marker. Only
+    /// with ``hasWordTest``.
     ///
     /// A zero byte of `word ^ pattern` is a hit, and `(x - 0x01…) & ~x & 0x80…` is nonzero
     /// exactly when `x` has a zero byte. The zero padding matches no pattern (none is zero).
     @inline(__always)
-    func hasNoCandidate(lo: UInt64, hi: UInt64, count: Int) -> Bool? {
-        guard let (p0, p1, p2, p3) = wordPatterns else { return nil }
+    func hasNoCandidate(lo: UInt64, hi: UInt64, count: Int) -> Bool {
+        let (p0, p1, p2, p3) = unsafe wordPatterns.unsafelyUnwrapped
         let lows: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         @inline(__always)
@@ -125,9 +128,9 @@ struct MarkerSet: Sendable {
     /// Whether no byte of `bytes` can begin a marker (the decoder's fast path for plain text).
     @inline(__always)
     func hasNoCandidate(in bytes: ArraySlice<UInt8>) -> Bool {
-        if bytes.count <= 16, wordPatterns != nil {
+        if bytes.count <= 16, hasWordTest {
             let (lo, hi) = EventText.pack(bytes)
-            if let none = hasNoCandidate(lo: lo, hi: hi, count: bytes.count) { return none }
+            return hasNoCandidate(lo: lo, hi: hi, count: bytes.count)
         }
         if bytes.count < 16 {
             // A few bytes (a server feeding tokens): a call to memchr costs more than looking,

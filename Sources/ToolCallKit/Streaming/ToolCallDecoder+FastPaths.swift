@@ -64,7 +64,7 @@ extension ToolCallDecoder {
     /// ``feedPlainText(_:into:)`` for a chunk of `count` bytes packed into two words
     /// (``EventText/pack(_:)``), with `carryCount + count` at most 16: the held bytes and the
     /// chunk are joined, and what is emitted is cut from the words, with no pass over bytes.
-    @inline(__always)
+    @inline(never)
     mutating func feedPackedText(lo: UInt64, hi: UInt64, count n: Int, into out: inout [ToolCallEvent]) {
         let held = carryCount
         let s = UInt64(held &* 8)

@@ -237,23 +237,12 @@ public struct ToolCallDecoder: Sendable {
         guard n > 0 else { return }
         // Plain text with nothing held back but an unfinished character, and no byte that could
         // begin a marker: the chunk is text, and the window is never touched.
-        if case .text = mode, sawVisibleText, window.storage.isEmpty, cut == window.base {
-            if n &+ carryCount <= 16, let (lo, hi, none) = packedTest(chunk) {
+        if isPlainTextReady {
+            if n &+ carryCount <= 16 && setup.plan.laterSet.hasWordTest {
                 // A token-sized chunk is packed into two words once: they are tested for a
                 // marker's first byte and become the text event's inline storage.
-                if none {
-                    let last = n <= 8 ? lo >> UInt64((n &- 1) &* 8) : hi >> UInt64((n &- 9) &* 8)
-                    if carryCount == 0 && last & 0x80 == 0 {
-                        // Nothing held, and the chunk ends with ASCII (so no character is cut):
-                        // the whole chunk is one text event.
-                        out.append(.text(EventText(packed: lo, hi, count: n)))
-                        window.skipEmpty(n)
-                        cut = window.base
-                    } else {
-                        feedPackedText(lo: lo, hi: hi, count: n, into: &out)
-                    }
-                    return
-                }
+                let (lo, hi) = EventText.pack(chunk)
+                if feedPacked(lo, hi, count: n, into: &out) { return }
             } else if setup.plan.laterSet.hasNoCandidate(in: chunk) {
                 feedPlainText(chunk, into: &out)
                 return
@@ -278,13 +267,46 @@ public struct ToolCallDecoder: Sendable {
         compact()
     }
 
-    /// A chunk of at most 16 bytes packed into two words (``EventText/pack(_:)``) and whether
-    /// none of its bytes can begin a marker; nil when the marker set has no word test.
+    /// Plain text with nothing held back but an unfinished character (in `carry`, outside the
+    /// window): a chunk with no byte that could begin a marker is text, and the window is
+    /// never touched.
     @inline(__always)
-    private func packedTest(_ chunk: ArraySlice<UInt8>) -> (UInt64, UInt64, Bool)? {
-        let (lo, hi) = EventText.pack(chunk)
-        guard let none = setup.plan.laterSet.hasNoCandidate(lo: lo, hi: hi, count: chunk.count) else { return nil }
-        return (lo, hi, none)
+    private var isPlainTextReady: Bool {
+        if case .text = mode, sawVisibleText, window.storage.isEmpty, cut == window.base { return true }
+        return false
+    }
+
+    /// The fast path for a chunk of `n` bytes packed into two words (``EventText/pack(_:)``),
+    /// with `n + carryCount` at most 16, ``isPlainTextReady`` and a marker set with a word test:
+    /// true when the chunk was text and is emitted; false when a byte could begin a marker (the
+    /// scanner must read it).
+    @inline(__always)
+    private mutating func feedPacked(_ lo: UInt64, _ hi: UInt64, count n: Int, into out: inout [ToolCallEvent]) -> Bool {
+        guard setup.plan.laterSet.hasNoCandidate(lo: lo, hi: hi, count: n) else { return false }
+        let last = n <= 8 ? lo >> UInt64((n &- 1) &* 8) : hi >> UInt64((n &- 9) &* 8)
+        if carryCount == 0 && last & 0x80 == 0 {
+            // Nothing held, and the chunk ends with ASCII (so no character is cut): the whole
+            // chunk is one text event.
+            out.append(.text(EventText(packed: lo, hi, count: n)))
+            window.skipEmpty(n)
+            cut = window.base
+        } else {
+            feedPackedText(lo: lo, hi: hi, count: n, into: &out)
+        }
+        return true
+    }
+
+    /// ``feed(_:into:)`` for the bytes `table[range]` (a token's bytes in a tokenizer's table,
+    /// passed borrowed): the fast path reads them in place, and only a chunk the scanner must
+    /// read becomes a slice.
+    @inline(__always)
+    mutating func feed(table: [UInt8], _ range: Range<Int>, into out: inout [ToolCallEvent]) {
+        let n = range.count
+        if n > 0 && n &+ carryCount <= 16 && isPlainTextReady && setup.plan.laterSet.hasWordTest {
+            let (lo, hi) = unsafe table.withUnsafeBufferPointer { unsafe EventText.pack(UnsafeRawPointer($0.baseAddress! + range.lowerBound), count: n) }
+            if feedPacked(lo, hi, count: n, into: &out) { return }
+        }
+        feed(table[range], into: &out)
     }
 
     /// Ends the stream: flushes held-back text, settles an open call and emits `end`.

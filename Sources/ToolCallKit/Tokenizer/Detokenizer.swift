@@ -54,11 +54,11 @@ public struct Detokenizer: Sendable {
     }
 
     /// The bytes `id` completes when they are exactly its own bytes (nothing held before it,
-    /// nothing to repair, strip or join): a slice of the tokenizer's table, no copy. Nil when
-    /// ``decode(_:into:)`` must do the work; the state is unchanged either way, and the id
-    /// counts as decoded when the slice is used.
+    /// nothing to repair, strip or join): their range in the tokenizer's table
+    /// (``Tokenizer/arena``), no copy. Nil when ``decode(_:into:)`` must do the work; the state
+    /// is unchanged either way, and the id counts as decoded when the bytes are used.
     @inline(__always)
-    public func passThrough(_ id: Int) -> ArraySlice<UInt8>? {
+    func passThrough(_ id: Int) -> Range<Int>? {
         let flags = tokenizer.flags[id]
         if isByteLevel {
             guard count == 0 && flags & Tokenizer.Flag.wholeUTF8 != 0 else { return nil }
@@ -68,7 +68,7 @@ public struct Detokenizer: Sendable {
         } else {
             return nil
         }
-        return tokenizer.arena[Int(tokenizer.starts[id])..<Int(tokenizer.starts[id &+ 1])]
+        return Int(tokenizer.starts[id])..<Int(tokenizer.starts[id &+ 1])
     }
 
     /// Appends the bytes that `id` completes to `out`.

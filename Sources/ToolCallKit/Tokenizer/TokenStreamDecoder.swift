@@ -106,7 +106,7 @@ public struct TokenStreamDecoder: Sendable {
         if !dropped.isEmpty && tokenizer.isSpecial(id) && dropped.contains(id) { return }
         // Most ids: their bytes go to the decoder straight from the tokenizer's table.
         if let own = detokenizer.passThrough(id) {
-            if !own.isEmpty { decoder.feed(own, into: &out) }
+            if !own.isEmpty { decoder.feed(table: tokenizer.arena, own, into: &out) }
             return
         }
         bytes.removeAll(keepingCapacity: true)
