@@ -237,24 +237,27 @@ public struct ToolCallDecoder: Sendable {
         guard n > 0 else { return }
         // Plain text with nothing held back but an unfinished character, and no byte that could
         // begin a marker: the chunk is text, and the window is never touched.
-        if isPlainTextReady {
-            if n &+ carryCount <= 16 && setup.plan.laterSet.hasWordTest {
+        if case .text = mode, sawVisibleText, window.storage.isEmpty, cut == window.base {
+            if n &+ carryCount <= 16, setup.plan.laterSet.hasWordTest {
                 // A token-sized chunk is packed into two words once: they are tested for a
                 // marker's first byte and become the text event's inline storage.
                 let (lo, hi) = EventText.pack(chunk)
-                if feedPacked(lo, hi, count: n, into: &out) { return }
+                if setup.plan.laterSet.hasNoCandidate(lo: lo, hi: hi, count: n) {
+                    if carryCount == 0 && (lo | hi) & 0x8080_8080_8080_8080 == 0 {
+                        // ASCII, nothing held: the whole chunk is one text event.
+                        out.append(.text(EventText(packed: lo, hi, count: n)))
+                        window.skipEmpty(n)
+                        cut = window.base
+                    } else {
+                        feedPackedText(lo: lo, hi: hi, count: n, into: &out)
+                    }
+                    return
+                }
             } else if setup.plan.laterSet.hasNoCandidate(in: chunk) {
                 feedPlainText(chunk, into: &out)
                 return
             }
         }
-        feedScanning(chunk, into: &out)
-    }
-
-    /// The rest of ``feed(_:into:)``: the chunk goes into the window and the scanner and the
-    /// grammar read it. Out of line, so the fast path above pays none of its set-up.
-    @inline(never)
-    private mutating func feedScanning(_ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) {
         // After finish() the stream is over: a late chunk is ignored (documented, no trap).
         guard !isFinished else { return }
         restoreCarry()
