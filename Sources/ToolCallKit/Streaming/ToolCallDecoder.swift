@@ -236,23 +236,14 @@ public struct ToolCallDecoder: Sendable {
         let n = chunk.count
         guard n > 0 else { return }
         // Plain text with nothing held back but an unfinished character, and no byte that could
-        // begin a marker: the chunk is text, and the window is never touched.
+        // begin a marker: the chunk is text, and the window is never touched. (The condition is
+        // written out here and in `feed(table:)`: asked through a computed property, it made the
+        // compiler lay this function out worse, long-argument/4 +7 Ir/B.)
         if case .text = mode, sawVisibleText, window.storage.isEmpty, cut == window.base {
             if n &+ carryCount <= 16, setup.plan.laterSet.hasWordTest {
                 // A token-sized chunk is packed into two words once: they are tested for a
                 // marker's first byte and become the text event's inline storage.
-                let (lo, hi) = EventText.pack(chunk)
-                if setup.plan.laterSet.hasNoCandidate(lo: lo, hi: hi, count: n) {
-                    if carryCount == 0 && (lo | hi) & 0x8080_8080_8080_8080 == 0 {
-                        // ASCII, nothing held: the whole chunk is one text event.
-                        out.append(.text(EventText(packed: lo, hi, count: n)))
-                        window.skipEmpty(n)
-                        cut = window.base
-                    } else {
-                        feedPackedText(lo: lo, hi: hi, count: n, into: &out)
-                    }
-                    return
-                }
+                if feedPacked(EventText.pack(chunk), count: n, into: &out) { return }
             } else if setup.plan.laterSet.hasNoCandidate(in: chunk) {
                 feedPlainText(chunk, into: &out)
                 return
@@ -270,26 +261,17 @@ public struct ToolCallDecoder: Sendable {
         compact()
     }
 
-    /// Plain text with nothing held back but an unfinished character (in `carry`, outside the
-    /// window): a chunk with no byte that could begin a marker is text, and the window is
-    /// never touched.
-    @inline(__always)
-    private var isPlainTextReady: Bool {
-        if case .text = mode, sawVisibleText, window.storage.isEmpty, cut == window.base { return true }
-        return false
-    }
-
     /// The fast path for a chunk of `n` bytes packed into two words (``EventText/pack(_:)``),
-    /// with `n + carryCount` at most 16, ``isPlainTextReady`` and a marker set with a word test:
+    /// with `n + carryCount` at most 16, in plain text (the condition `feed` tests) and with a
+    /// marker set that has a word test:
     /// true when the chunk was text and is emitted; false when a byte could begin a marker (the
     /// scanner must read it).
     @inline(__always)
-    private mutating func feedPacked(_ lo: UInt64, _ hi: UInt64, count n: Int, into out: inout [ToolCallEvent]) -> Bool {
+    private mutating func feedPacked(_ words: (UInt64, UInt64), count n: Int, into out: inout [ToolCallEvent]) -> Bool {
+        let (lo, hi) = words
         guard setup.plan.laterSet.hasNoCandidate(lo: lo, hi: hi, count: n) else { return false }
-        let last = n <= 8 ? lo >> UInt64((n &- 1) &* 8) : hi >> UInt64((n &- 9) &* 8)
-        if carryCount == 0 && last & 0x80 == 0 {
-            // Nothing held, and the chunk ends with ASCII (so no character is cut): the whole
-            // chunk is one text event.
+        if carryCount == 0 && (lo | hi) & 0x8080_8080_8080_8080 == 0 {
+            // ASCII, nothing held: the whole chunk is one text event.
             out.append(.text(EventText(packed: lo, hi, count: n)))
             window.skipEmpty(n)
             cut = window.base
@@ -305,9 +287,12 @@ public struct ToolCallDecoder: Sendable {
     @inline(__always)
     mutating func feed(table: [UInt8], _ range: Range<Int>, into out: inout [ToolCallEvent]) {
         let n = range.count
-        if n > 0 && n &+ carryCount <= 16 && isPlainTextReady && setup.plan.laterSet.hasWordTest {
-            let (lo, hi) = unsafe table.withUnsafeBufferPointer { unsafe EventText.pack(UnsafeRawPointer($0.baseAddress! + range.lowerBound), count: n) }
-            if feedPacked(lo, hi, count: n, into: &out) { return }
+        guard n > 0 else { return }
+        if case .text = mode, sawVisibleText, window.storage.isEmpty, cut == window.base,
+            n &+ carryCount <= 16, setup.plan.laterSet.hasWordTest
+        {
+            let words = unsafe table.withUnsafeBufferPointer { unsafe EventText.pack(UnsafeRawPointer($0.baseAddress! + range.lowerBound), count: n) }
+            if feedPacked(words, count: n, into: &out) { return }
         }
         feed(table[range], into: &out)
     }

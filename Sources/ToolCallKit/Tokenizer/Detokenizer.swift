@@ -34,22 +34,27 @@ public struct Detokenizer: Sendable {
     // No decoder.
     private var started = false
 
-    /// The joining without its payload, and whether a `Strip` holds trailing characters back:
-    /// what ``passThrough(_:)`` asks per id without switching over `joining`'s payload.
-    private let isByteLevel: Bool
-    private let isPieces: Bool
-    private let stripHolds: Bool
+    /// Which ids ``passThrough(_:)`` can pass, decided once from the joining (so no id switches
+    /// over its payload).
+    private enum PassRule: Sendable {
+        /// Byte-level: a whole-UTF-8 token while no sequence is held.
+        case wholeUTF8
+        /// SentencePiece-style without a trailing `Strip` hold: a non-byte piece once the
+        /// leading strip is done and no byte run is open.
+        case piece
+        /// Every id goes through ``decode(_:into:)`` (a space between pieces, or trailing
+        /// characters a `Strip` may still remove).
+        case none
+    }
+    private let passRule: PassRule
 
     public init(tokenizer: Tokenizer) {
         self.tokenizer = tokenizer
         if case .pieces(_, let strip?) = tokenizer.joining { stripLeft = strip.start }
-        isByteLevel = tokenizer.joining == .byteLevel
-        if case .pieces(_, let strip) = tokenizer.joining {
-            isPieces = true
-            stripHolds = (strip?.stop ?? 0) > 0
-        } else {
-            isPieces = false
-            stripHolds = false
+        switch tokenizer.joining {
+        case .byteLevel: passRule = .wholeUTF8
+        case .pieces(_, let strip): passRule = (strip?.stop ?? 0) > 0 ? .none : .piece
+        case .spaceJoined: passRule = .none
         }
     }
 
@@ -60,12 +65,12 @@ public struct Detokenizer: Sendable {
     @inline(__always)
     func passThrough(_ id: Int) -> Range<Int>? {
         let flags = tokenizer.flags[id]
-        if isByteLevel {
+        switch passRule {
+        case .wholeUTF8:
             guard count == 0 && flags & Tokenizer.Flag.wholeUTF8 != 0 else { return nil }
-        } else if isPieces {
-            // Past the leading strip (once text was seen), no byte run open, no trailing hold.
-            guard run.isEmpty && flags & Tokenizer.Flag.byte == 0 && stripLeft == 0 && !stripHolds else { return nil }
-        } else {
+        case .piece:
+            guard run.isEmpty && flags & Tokenizer.Flag.byte == 0 && stripLeft == 0 else { return nil }
+        case .none:
             return nil
         }
         return Int(tokenizer.starts[id])..<Int(tokenizer.starts[id &+ 1])

@@ -313,13 +313,11 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
     private mutating func beginValue(_ b: UInt8, at pos: inout Int) -> Event? {
         switch b {
         case UInt8(ascii: "{"):
-            if stack.capacity == 0 { stack.reserveCapacity(8) }
-            stack.append(Container(isObject: true))
+            push(Container(isObject: true))
             writer.beginObject()
             state = .keyOrClose
         case UInt8(ascii: "["):
-            if stack.capacity == 0 { stack.reserveCapacity(8) }
-            stack.append(Container(isObject: false))
+            push(Container(isObject: false))
             writer.beginArray()
             state = .valueOrClose
         case 0x22:
@@ -338,6 +336,14 @@ struct JSONScanner<Sink: JSONSink>: Sendable {
         }
         pos += 1
         return nil
+    }
+
+    /// Opens a container: the stack gets room for a few levels at once the first time (a call
+    /// object nests two or three), not one growth per level.
+    @inline(__always)
+    private mutating func push(_ c: Container) {
+        if stack.capacity == 0 { stack.reserveCapacity(8) }
+        stack.append(c)
     }
 
     private mutating func closeContainer(end: Int) -> Event? {
