@@ -197,9 +197,8 @@ struct ToolCallBench {
         var argumentMatches = true
         var invalid = 0
         let expected = w.expectedText
-        // Each event read in place (no copy of the event per step).
-        for i in events.indices {
-            switch events[i] {
+        for e in events {
+            switch e {
             case .text(let t):
                 // Compare in place (a few loads, or memcmp), so the check costs little per byte.
                 let n = t.utf8Count
