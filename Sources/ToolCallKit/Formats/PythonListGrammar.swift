@@ -42,6 +42,7 @@ final class PythonListTables: Sendable {
         if bareList {
             var bracket = Marker("[", role: .bareList)
             bracket.candidate = true
+            bracket.follows = PythonListGrammar.bareListRule
             markers.append(bracket)
         }
         self.markers = markers
@@ -349,20 +350,14 @@ struct PythonListGrammar: CallGrammar {
     /// Whether a call follows the bare `[` at `at`: white space, a name, then `(`. Nil while
     /// the bytes so far cannot tell.
     static func callFollows(_ w: ByteWindow, bracket at: Int) -> Bool? {
-        var i = at + 1
-        while i < w.end && JSONReader.isSpace(w[i]) {
-            i += 1
-            if i - at > maxCandidateBytes { return false }
-        }
-        guard i < w.end else { return nil }
-        guard PythonCallReader.isNameStart(w[i]) else { return false }
-        while i < w.end && PythonCallReader.isNameByte(w[i]) {
-            i += 1
-            if i - at > maxCandidateBytes { return false }
-        }
-        guard i < w.end else { return nil }
-        return w[i] == UInt8(ascii: "(")
+        bareListRule.check(count: w.end - (at + 1)) { w[at + 1 + $0] }
     }
+
+    /// What makes a bare `[` a list: white space, a name and `(` within
+    /// ``maxCandidateBytes`` of it (the bracket's ``Marker/follows``).
+    static let bareListRule = FollowRule(
+        skip: ByteSet(where: JSONReader.isSpace), first: ByteSet(where: PythonCallReader.isNameStart),
+        rest: ByteSet(where: PythonCallReader.isNameByte), then: UInt8(ascii: "("), limit: maxCandidateBytes)
 
     /// Whether the end marker begins at `at`: nil while the bytes so far are a prefix of it.
     private func endMarker(_ w: ByteWindow, at: Int) -> Bool? {

@@ -52,32 +52,6 @@ public struct ResponseTemplate: Sendable {
         }
     }
 
-    /// A set of bytes, tested in constant time.
-    struct ByteSet: Sendable {
-        private var bits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        init(_ bytes: [UInt8]) {
-            for b in bytes {
-                let bit = UInt64(1) << UInt64(b & 63)
-                switch b >> 6 {
-                case 0: bits.0 |= bit
-                case 1: bits.1 |= bit
-                case 2: bits.2 |= bit
-                default: bits.3 |= bit
-                }
-            }
-        }
-        @inline(__always)
-        func contains(_ b: UInt8) -> Bool {
-            let bit = UInt64(1) << UInt64(b & 63)
-            switch b >> 6 {
-            case 0: return bits.0 & bit != 0
-            case 1: return bits.1 & bit != 0
-            case 2: return bits.2 & bit != 0
-            default: return bits.3 & bit != 0
-            }
-        }
-    }
-
     /// What a field's region becomes.
     enum Role: Sendable {
         case text

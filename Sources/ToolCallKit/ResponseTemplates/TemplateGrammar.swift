@@ -60,8 +60,8 @@ struct TemplateGrammar: CallGrammar {
     private let inside: [[(Kind, Int)]]
     /// The bytes the watched literals begin with, outside and inside each region (nil when a
     /// watched anchor is a pattern).
-    private let outsideFirst: ResponseTemplate.ByteSet?
-    private let insideFirst: [ResponseTemplate.ByteSet?]
+    private let outsideFirst: ByteSet?
+    private let insideFirst: [ByteSet?]
     private var cacheFrom: [Int]
     private var cacheFound: [Found]
 
@@ -74,13 +74,13 @@ struct TemplateGrammar: CallGrammar {
         if let i = template.implicit, template.fields[i].close != nil { outside.append((.close, i)) }
         self.outside = outside
         self.inside = template.fields.indices.map { template.fields[$0].close == nil ? [] : [(.close, $0)] }
-        func firstBytes(_ watch: [(Kind, Int)]) -> ResponseTemplate.ByteSet? {
+        func firstBytes(_ watch: [(Kind, Int)]) -> ByteSet? {
             var bytes: [UInt8] = []
             for (kind, f) in watch {
                 guard let lits = (kind == .open ? template.fields[f].open : template.fields[f].close)?.literals else { return nil }
                 bytes += lits.compactMap(\.first)
             }
-            return ResponseTemplate.ByteSet(bytes)
+            return ByteSet(bytes)
         }
         self.outsideFirst = firstBytes(outside)
         self.insideFirst = self.inside.map(firstBytes)
@@ -299,7 +299,7 @@ struct TemplateGrammar: CallGrammar {
     /// reasoning or outside region whose watched anchors are all literals, and no byte of the
     /// run begins one of them.
     private func plainRun(_ w: ByteWindow, from: Int, to: Int) -> Bool {
-        let first: ResponseTemplate.ByteSet?
+        let first: ByteSet?
         if let f = current, f != template.implicit {
             if isHeld(template.fields[f]) { return false }
             first = insideFirst[f]

@@ -46,6 +46,10 @@ struct Marker: Sendable {
     /// A match may turn out to be text (a bare `[` counts only when a call follows), so text
     /// that holds the marker is not refused by rendering on that ground alone.
     var candidate = false
+    /// For a one-byte marker: what must follow it for it to count. The text scanner checks it
+    /// where the byte is found, so a `[` of prose is passed over as text without a frame; the
+    /// grammar may rely on it.
+    var follows: FollowRule? = nil
 
     /// A marker; a start marker's role defaults to `.section`, any other's is `.none`.
     init(_ text: String, kind: Kind = .start, role: Role? = nil, condition: Condition = .always) {
@@ -53,6 +57,37 @@ struct Marker: Sendable {
         self.kind = kind
         self.condition = condition
         if case .start = kind { self.role = role ?? .section } else { self.role = .none }
+    }
+}
+
+/// What must follow a one-byte marker for it to count: a run of `skip` bytes, a `first`
+/// byte, a run of `rest` bytes (the first one included), then `then`, all within `limit`
+/// bytes of the marker (a bare `[`: white space, a name, `(`).
+struct FollowRule: Sendable {
+    let skip: ByteSet
+    let first: ByteSet
+    let rest: ByteSet
+    let then: UInt8
+    /// How far past the marker the look-ahead goes before the marker is text.
+    let limit: Int
+
+    /// Whether the `count` bytes after the marker (byte `k` read through `byte`) follow the
+    /// rule: nil when they run out before it is decided.
+    @inline(__always)
+    func check(count: Int, _ byte: (Int) -> UInt8) -> Bool? {
+        var k = 0
+        while k < count && skip.contains(byte(k)) {
+            k &+= 1
+            if k >= limit { return false }
+        }
+        guard k < count else { return nil }
+        guard first.contains(byte(k)) else { return false }
+        while k < count && rest.contains(byte(k)) {
+            k &+= 1
+            if k >= limit { return false }
+        }
+        guard k < count else { return nil }
+        return byte(k) == then
     }
 }
 

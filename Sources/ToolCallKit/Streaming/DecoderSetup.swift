@@ -62,9 +62,9 @@ final class MarkerPlan: Sendable {
                 if toolsDeclared { laterIndexes.append(k) }
             }
         }
-        self.startSet = MarkerSet(startIndexes.map { markers[$0].bytes })
+        self.startSet = MarkerSet(startIndexes.map { markers[$0].bytes }, follows: startIndexes.map { markers[$0].follows })
         self.startIndexes = startIndexes
-        self.laterSet = MarkerSet(laterIndexes.map { markers[$0].bytes })
+        self.laterSet = MarkerSet(laterIndexes.map { markers[$0].bytes }, follows: laterIndexes.map { markers[$0].follows })
         self.laterIndexes = laterIndexes
     }
 }

@@ -24,7 +24,11 @@ struct MarkerSet: Sendable {
     }
 
     let markers: [[UInt8]]
-    private var firstBytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    /// Per marker, what must follow it (one-byte markers only), or nil.
+    private let follows: [FollowRule?]
+    /// Whether any marker has a ``FollowRule``.
+    private let hasRules: Bool
+    private var firstBytes = ByteSet()
     /// When every marker starts with the same byte, that byte (a faster search).
     private let soleFirst: UInt8?
     /// When every marker is at least two bytes long and all share their second byte, that byte:
@@ -36,24 +40,29 @@ struct MarkerSet: Sendable {
     private let firstPatterns: [UInt64]
     /// With one to four distinct first bytes, none of them zero: each repeated in all 8 bytes
     /// of a word (the list padded with its first), for a chunk of at most 16 bytes tested as
-    /// two words (``hasNoCandidate(lo:hi:count:)``).
+    /// two words (``test(lo:hi:count:)``).
     private let wordPatterns: (UInt64, UInt64, UInt64, UInt64)?
+    /// Whether there is one first byte (the word test then needs one pattern, not four).
+    private let onePattern: Bool
+    /// What a token-sized chunk's candidates are checked against.
+    private let candidates: CandidateCheck
     /// The longest marker's length.
     let maxLength: Int
 
-    init(_ markers: [[UInt8]]) {
+    /// - Parameters:
+    ///   - follows: per marker (or empty: none), what must follow a one-byte marker.
+    init(_ markers: [[UInt8]], follows: [FollowRule?] = []) {
         self.markers = markers
+        let follows = follows.isEmpty ? Array(repeating: nil, count: markers.count) : follows
+        precondition(follows.count == markers.count)
+        self.follows = follows
+        hasRules = follows.contains { $0 != nil }
         var firsts = Set<UInt8>()
         for m in markers where !m.isEmpty {
             firsts.insert(m[0])
-            let b = m[0]
-            switch b >> 6 {
-            case 0: firstBytes.0 |= 1 << UInt64(b & 63)
-            case 1: firstBytes.1 |= 1 << UInt64(b & 63)
-            case 2: firstBytes.2 |= 1 << UInt64(b & 63)
-            default: firstBytes.3 |= 1 << UInt64(b & 63)
-            }
+            firstBytes.insert(m[0])
         }
+        candidates = CandidateCheck(markers, follows: follows, firsts: firstBytes)
         soleFirst = firsts.count == 1 ? firsts.first : nil
         var second: UInt8? = markers.first.flatMap { $0.count >= 2 ? $0[1] : nil }
         for m in markers where m.count < 2 || m[1] != second { second = nil }
@@ -67,22 +76,14 @@ struct MarkerSet: Sendable {
         } else {
             wordPatterns = nil
         }
+        onePattern = firstPatterns.count == 1
         maxLength = markers.map(\.count).max() ?? 0
     }
 
     init(_ markers: [String]) { self.init(markers.map { Array($0.utf8) }) }
 
     @inline(__always)
-    func canBegin(_ b: UInt8) -> Bool {
-        let word: UInt64
-        switch b >> 6 {
-        case 0: word = firstBytes.0
-        case 1: word = firstBytes.1
-        case 2: word = firstBytes.2
-        default: word = firstBytes.3
-        }
-        return (word >> UInt64(b & 63)) & 1 != 0
-    }
+    func canBegin(_ b: UInt8) -> Bool { firstBytes.contains(b) }
 
     /// The first position in `[from, end)` whose byte can begin a marker, or `end`.
     ///
@@ -98,31 +99,47 @@ struct MarkerSet: Sendable {
         }
     }
 
-    /// Whether ``hasNoCandidate(lo:hi:count:)`` may be asked: one to four first bytes, none zero.
+    /// Whether ``test(lo:hi:count:)`` may be asked: one to four first bytes, none zero.
     var hasWordTest: Bool { wordPatterns != nil }
 
-    /// Whether no byte of a chunk of `count` (at most 16) bytes, packed little-endian into `lo`
-    /// and `hi` with the unused bytes zero (``EventText/pack(_:)``), can begin a marker. Only
-    /// with ``hasWordTest``.
-    ///
-    /// A zero byte of `word ^ pattern` is a hit, and `(x - 0x01…) & ~x & 0x80…` is nonzero
-    /// exactly when `x` has a zero byte. The zero padding matches no pattern (none is zero).
+    /// What ``test(lo:hi:count:)`` found in a token-sized chunk.
+    enum WordTest: Equatable {
+        /// No byte begins a marker here: the chunk is text.
+        case text
+        /// A marker may begin at this offset (an ASCII byte, at most 4 bytes from the end) but
+        /// the bytes that tell have not come yet: what is before it is text.
+        case hold(from: Int)
+        /// A marker may begin here: the scanner must read the chunk.
+        case scan
+    }
+
+    /// Bit 7 of each byte of `v` that equals one of the first bytes: a zero byte of
+    /// `v ^ pattern` is a hit, and `(x - 0x01…) & ~x & 0x80…` marks it. A byte just above a
+    /// hit may be marked too (the borrow), never a hit missed. Only with ``hasWordTest``.
     @inline(__always)
-    func hasNoCandidate(lo: UInt64, hi: UInt64, count: Int) -> Bool {
+    private func candidateBits(_ v: UInt64) -> UInt64 {
         let (p0, p1, p2, p3) = unsafe wordPatterns.unsafelyUnwrapped
         let lows: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        @inline(__always)
-        func hits(_ v: UInt64) -> UInt64 {
-            let x0 = v ^ p0
-            let x1 = v ^ p1
-            let x2 = v ^ p2
-            let x3 = v ^ p3
-            return (x0 &- lows) & ~x0 | (x1 &- lows) & ~x1 | (x2 &- lows) & ~x2 | (x3 &- lows) & ~x3
-        }
-        var h = hits(lo)
-        if count > 8 { h |= hits(hi) }
-        return h & highs == 0
+        let x0 = v ^ p0
+        if onePattern { return (x0 &- lows) & ~x0 & 0x8080_8080_8080_8080 }
+        let x1 = v ^ p1
+        let x2 = v ^ p2
+        let x3 = v ^ p3
+        return ((x0 &- lows) & ~x0 | (x1 &- lows) & ~x1 | (x2 &- lows) & ~x2 | (x3 &- lows) & ~x3) & 0x8080_8080_8080_8080
+    }
+
+    /// Whether a marker may begin in a chunk of `count` (1 to 16) bytes, packed little-endian
+    /// into `lo` and `hi` with the unused bytes zero (``EventText/pack(_:)``; the zero padding
+    /// matches no first byte, none is zero). Only with ``hasWordTest``.
+    ///
+    /// The words are tested for first bytes in a few instructions; only a chunk with a
+    /// candidate looks further (``refine(lo:hi:count:_:_:)``).
+    @inline(__always)
+    func test(lo: UInt64, hi: UInt64, count: Int) -> WordTest {
+        let cl = candidateBits(lo)
+        let ch = count > 8 ? candidateBits(hi) : 0
+        if cl | ch == 0 { return .text }
+        return candidates.refine(lo: lo, hi: hi, count: count, cl, ch)
     }
 
     /// Whether no byte of `bytes` can begin a marker (the decoder's fast path for plain text).
@@ -130,12 +147,12 @@ struct MarkerSet: Sendable {
     func hasNoCandidate(in bytes: ArraySlice<UInt8>) -> Bool {
         if bytes.count <= 16, hasWordTest {
             let (lo, hi) = EventText.pack(bytes)
-            return hasNoCandidate(lo: lo, hi: hi, count: bytes.count)
+            return candidateBits(lo) | candidateBits(hi) == 0
         }
         if bytes.count < 16 {
             // A few bytes (a server feeding tokens): a call to memchr costs more than looking,
             // and a branch-free test of each byte against the class costs least.
-            let (c0, c1, c2, c3) = firstBytes
+            let (c0, c1, c2, c3) = firstBytes.words
             return unsafe bytes.withUnsafeBufferPointer { buf in
                 var hits: UInt64 = 0
                 for unsafe b in unsafe buf {
@@ -214,6 +231,16 @@ struct MarkerSet: Sendable {
                     j += 1
                 }
                 guard ok, allowed(k, i) else { continue }
+                if hasRules, n == m.count, let rule = follows[k] {
+                    // A one-byte marker counts only when its rule's bytes follow it.
+                    switch rule.check(count: end - (i + 1), { span[i + 1 - base + $0] }) {
+                    case true?: break
+                    case false?: continue
+                    case nil:
+                        if !isFinal { partial = true }
+                        continue
+                    }
+                }
                 if n == m.count {
                     if best == nil || m.count > markers[best!].count { best = k }
                 } else if !isFinal {
@@ -248,5 +275,77 @@ struct MarkerSet: Sendable {
             pos = w.end
             return .needMore
         }
+    }
+}
+
+/// What the candidates of a token-sized chunk (``MarkerSet/test(lo:hi:count:)``) are checked
+/// against: a class on the heap, since only a chunk with a candidate reads it (a chunk of prose
+/// with a `<` or a `[` in it, not every chunk).
+final class CandidateCheck: Sendable {
+    let firsts: ByteSet
+    /// The bytes that come second in a marker of two bytes or more.
+    let seconds: ByteSet
+    /// The one-byte markers without a rule: any byte may follow them.
+    let singles: ByteSet
+    /// The one-byte markers with a rule, and their rules.
+    let ruled: [(byte: UInt8, rule: FollowRule)]
+
+    init(_ markers: [[UInt8]], follows: [FollowRule?], firsts: ByteSet) {
+        self.firsts = firsts
+        var seconds = ByteSet()
+        var singles = ByteSet()
+        var ruled: [(byte: UInt8, rule: FollowRule)] = []
+        for (m, rule) in zip(markers, follows) {
+            if m.count >= 2 {
+                seconds.insert(m[1])
+            } else if m.count == 1 {
+                if let rule { ruled.append((m[0], rule)) } else { singles.insert(m[0]) }
+            }
+        }
+        self.seconds = seconds
+        self.singles = singles
+        self.ruled = ruled
+    }
+
+    /// The most bytes a chunk may hold back (the decoder's `carry` holds four).
+    static let maxHeld = 4
+
+    /// The candidates one by one, in order: a byte that is no first byte (a false hit of the
+    /// word test) begins nothing; nor does one whose next byte comes second in no marker and
+    /// that is no one-byte marker, nor a one-byte marker whose rule fails. A candidate whose
+    /// next bytes have not come yet (it is the last byte, or its rule cannot tell) holds the
+    /// rest back when it is ASCII and near the end; any other goes to the scanner.
+    @inline(never)
+    func refine(lo: UInt64, hi: UInt64, count: Int, _ cl: UInt64, _ ch: UInt64) -> MarkerSet.WordTest {
+        @inline(__always)
+        func byte(_ k: Int) -> UInt8 { UInt8(truncatingIfNeeded: (k < 8 ? lo : hi) &>> UInt64(truncatingIfNeeded: (k & 7) &* 8)) }
+        @inline(__always)
+        func hold(_ k: Int) -> MarkerSet.WordTest {
+            byte(k) < 0x80 && count &- k <= Self.maxHeld ? .hold(from: k) : .scan
+        }
+        var bits = cl
+        var offset = 0
+        while true {
+            while bits != 0 {
+                let k = offset &+ bits.trailingZeroBitCount &>> 3
+                bits &= bits &- 1
+                guard k < count else { continue }
+                let b = byte(k)
+                guard firsts.contains(b) else { continue }
+                if k == count &- 1 { return hold(k) }
+                if seconds.contains(byte(k &+ 1)) || singles.contains(b) { return .scan }
+                for (single, rule) in ruled where single == b {
+                    switch rule.check(count: count &- (k &+ 1), { byte(k &+ 1 &+ $0) }) {
+                    case true?: return .scan
+                    case false?: break
+                    case nil: return hold(k)
+                    }
+                }
+            }
+            guard offset == 0 else { break }
+            bits = ch
+            offset = 8
+        }
+        return .text
     }
 }

@@ -61,37 +61,38 @@ extension ToolCallDecoder {
         carryCount = tail
     }
 
-    /// ``feedPlainText(_:into:)`` for a chunk of `count` bytes packed into two words
-    /// (``EventText/pack(_:)``), with `carryCount + count` at most 16: the held bytes and the
-    /// chunk are joined, and what is emitted is cut from the words, with no pass over bytes.
+    /// The packed fast path (``feed(_:into:)``) for `count` (1 to 16) bytes of text, held bytes
+    /// included, that end in bytes to hold back: from `holdFrom` when it is not negative (a
+    /// marker may begin there, at most 4 bytes from the end), else an unfinished UTF-8
+    /// character if there is one. What comes before is emitted, cut from the words; the rest
+    /// becomes `carry`.
     @inline(never)
-    mutating func feedPackedText(lo: UInt64, hi: UInt64, count n: Int, into out: inout [ToolCallEvent]) {
-        let held = carryCount
-        let s = UInt64(held &* 8)
-        // `l` and `h` are not captured mutably (that would cost an exclusivity check per use).
-        let l = held > 0 ? lo << s | UInt64(carry) : lo
-        let h = held > 0 ? hi << s | lo >> (64 &- s) : hi
-        let total = held &+ n
-        // The last byte ASCII (most chunks): nothing to hold back.
-        let tail = Self.byte(total &- 1, l, h) < 0x80 ? 0 : UTF8Boundary.unfinishedTail(count: total) { k in Self.byte(k, l, h) }
+    mutating func feedPackedTail(_ l: UInt64, _ h: UInt64, count total: Int, holdFrom: Int, into out: inout [ToolCallEvent]) {
+        let tail = holdFrom >= 0 ? total &- holdFrom : Self.unfinishedTail(l, h, count: total)
         let emit = total &- tail
-        // The held-back bytes: `tail` (at most 3) bytes from `emit`, across the two words.
-        var c: UInt32 = 0
-        if tail > 0 {
-            let s = UInt64(emit &* 8)
-            let v = s == 0 ? l : s < 64 ? l >> s | h << (64 &- s) : h >> (s &- 64)
-            c = UInt32(truncatingIfNeeded: v) & UInt32(truncatingIfNeeded: (1 << UInt64(tail &* 8)) &- 1)
-        }
-        if emit > 0 {
-            // Only the emitted bytes stay in the words (the rest zero, as packed text has it).
-            let el = emit >= 8 ? l : l & ((1 << UInt64(emit &* 8)) &- 1)
-            let eh = emit >= 16 ? h : emit <= 8 ? 0 : h & ((1 << UInt64((emit &- 8) &* 8)) &- 1)
-            out.append(.text(EventText(packed: el, eh, count: emit)))
-            window.skipEmpty(emit)
-            cut = window.received
-        }
-        carry = c
+        let v = UInt128(h) &<< 64 | UInt128(l)
+        let s = UInt128(truncatingIfNeeded: emit &* 8)
+        // The held bytes, `tail` (at most 3) from `emit`; only the emitted ones stay in the
+        // words (the rest zero, as packed text has it).
+        carry = UInt32(truncatingIfNeeded: v &>> s) & UInt32(truncatingIfNeeded: (UInt64(1) &<< UInt64(truncatingIfNeeded: tail &* 8)) &- 1)
         carryCount = tail
+        guard emit > 0 else { return }
+        let kept = tail == 0 ? v : v & ((1 &<< s) &- 1)
+        out.append(.text(EventText(packed: UInt64(truncatingIfNeeded: kept), UInt64(truncatingIfNeeded: kept &>> 64), count: emit)))
+        window.skipEmpty(emit)
+        cut = window.base
+    }
+
+    /// ``UTF8Boundary/unfinishedTail(count:_:)`` of the `count` (1 to 16) bytes packed in two
+    /// words: its last four bytes are taken into one word (zero below the first byte, which
+    /// reads as ASCII and ends the look-back as the first byte would).
+    @inline(__always)
+    static func unfinishedTail(_ lo: UInt64, _ hi: UInt64, count: Int) -> Int {
+        let v = UInt128(hi) &<< 64 | UInt128(lo)
+        let last4 = count >= 4
+            ? UInt32(truncatingIfNeeded: v &>> UInt128(truncatingIfNeeded: (count &- 4) &* 8))
+            : UInt32(truncatingIfNeeded: v) &<< UInt32(truncatingIfNeeded: (4 &- count) &* 8)
+        return UTF8Boundary.unfinishedTail(count: 4) { k in UInt8(truncatingIfNeeded: last4 &>> UInt32(truncatingIfNeeded: k &* 8)) }
     }
 
     /// Byte `k` (below 16) of two packed words.

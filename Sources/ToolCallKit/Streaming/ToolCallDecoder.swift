@@ -155,6 +155,10 @@ public struct ToolCallDecoder: Sendable {
     var grammarMade = false
     /// Whether visible (non-white-space) text has been emitted.
     var sawVisibleText = false
+    /// Whether the next chunk may take a text fast path: plain text, visible text already
+    /// emitted, nothing in the window and nothing unaccounted for (only `carry` may be held).
+    /// Set at the end of each slow step (``updatePlainText()``); the fast paths keep it true.
+    var plainText = false
     var openerChecked = false
     let wholeCalls: Bool
 
@@ -235,16 +239,14 @@ public struct ToolCallDecoder: Sendable {
     public mutating func feed(_ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) {
         let n = chunk.count
         guard n > 0 else { return }
-        // Plain text with nothing held back but an unfinished character, and no byte that could
-        // begin a marker: the chunk is text, and the window is never touched. (The condition is
-        // written out here and in `feed(table:)`: asked through a computed property, it made the
-        // compiler lay this function out worse, long-argument/4 +7 Ir/B.)
-        if case .text = mode, sawVisibleText, window.storage.isEmpty, cut == window.base {
+        if plainText {
             if n &+ carryCount <= 16, setup.plan.laterSet.hasWordTest {
                 // A token-sized chunk is packed into two words once: they are tested for a
                 // marker's first byte and become the text event's inline storage.
                 if feedPacked(EventText.pack(chunk), count: n, into: &out) { return }
-            } else if setup.plan.laterSet.hasNoCandidate(in: chunk) {
+            } else if carryCount == 0 || carry & 0x80 != 0, setup.plan.laterSet.hasNoCandidate(in: chunk) {
+                // (A held byte below 0x80 is a marker's possible first byte, which the packed
+                // path holds: the scanner reads it with this chunk.)
                 feedPlainText(chunk, into: &out)
                 return
             }
@@ -259,24 +261,52 @@ public struct ToolCallDecoder: Sendable {
         defer { swap(&events, &out) }
         run(isFinal: false)
         compact()
+        updatePlainText()
+    }
+
+    /// Whether the stream is in plain text with nothing held in the window: what the fast
+    /// paths ask, kept in ``plainText`` so that they test one flag.
+    @inline(__always)
+    mutating func updatePlainText() {
+        if case .text = mode {
+            plainText = sawVisibleText && window.storage.isEmpty && cut == window.base
+        } else {
+            plainText = false
+        }
     }
 
     /// The fast path for a chunk of `n` bytes packed into two words (``EventText/pack(_:)``),
-    /// with `n + carryCount` at most 16, in plain text (the condition `feed` tests) and with a
-    /// marker set that has a word test:
-    /// true when the chunk was text and is emitted; false when a byte could begin a marker (the
-    /// scanner must read it).
+    /// with `n + carryCount` at most 16, in plain text and with a marker set that has a word
+    /// test: true when the chunk was text (emitted, or held: an unfinished UTF-8 character,
+    /// or the last bytes when a marker may begin there); false when the scanner must read it.
+    ///
+    /// The held bytes (`carry`) and the chunk are joined in the words, the marker test runs
+    /// over both, and what is emitted is cut from the words, with no pass over bytes.
     @inline(__always)
     private mutating func feedPacked(_ words: (UInt64, UInt64), count n: Int, into out: inout [ToolCallEvent]) -> Bool {
-        let (lo, hi) = words
-        guard setup.plan.laterSet.hasNoCandidate(lo: lo, hi: hi, count: n) else { return false }
-        if carryCount == 0 && (lo | hi) & 0x8080_8080_8080_8080 == 0 {
-            // ASCII, nothing held: the whole chunk is one text event.
-            out.append(.text(EventText(packed: lo, hi, count: n)))
-            window.skipEmpty(n)
+        var (l, h) = words
+        let held = carryCount
+        if held > 0 {
+            let s = UInt64(truncatingIfNeeded: held &* 8)
+            h = h &<< s | l &>> (64 &- s)
+            l = l &<< s | UInt64(carry)
+        }
+        let total = n &+ held
+        var hold = -1
+        switch setup.plan.laterSet.test(lo: l, hi: h, count: total) {
+        case .text: break
+        case .hold(let from): hold = from
+        case .scan: return false
+        }
+        if hold < 0 && Self.byte(total &- 1, l, h) < 0x80 {
+            // The common case: nothing to hold back, the whole of it is one text event.
+            carryCount = 0
+            carry = 0
+            out.append(.text(EventText(packed: l, h, count: total)))
+            window.skipEmpty(total)
             cut = window.base
         } else {
-            feedPackedText(lo: lo, hi: hi, count: n, into: &out)
+            feedPackedTail(l, h, count: total, holdFrom: hold, into: &out)
         }
         return true
     }
@@ -288,9 +318,7 @@ public struct ToolCallDecoder: Sendable {
     mutating func feed(table: [UInt8], _ range: Range<Int>, into out: inout [ToolCallEvent]) {
         let n = range.count
         guard n > 0 else { return }
-        if case .text = mode, sawVisibleText, window.storage.isEmpty, cut == window.base,
-            n &+ carryCount <= 16, setup.plan.laterSet.hasWordTest
-        {
+        if plainText, n &+ carryCount <= 16, setup.plan.laterSet.hasWordTest {
             let words = unsafe table.withUnsafeBufferPointer { unsafe EventText.pack(UnsafeRawPointer($0.baseAddress! + range.lowerBound), count: n) }
             if feedPacked(words, count: n, into: &out) { return }
         }
@@ -333,6 +361,7 @@ public struct ToolCallDecoder: Sendable {
         }
         if cut < window.received { emitText(upTo: window.received) }
         mode = .finished
+        plainText = false
         events.append(.end(toolCalls: accepted, rejected: rejectedCount, bytes: window.received))
     }
 
