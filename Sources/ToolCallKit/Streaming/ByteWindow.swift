@@ -39,6 +39,16 @@ struct ByteWindow: Sendable {
     /// The bytes in an absolute range, copied.
     func bytes(_ range: Range<Int>) -> [UInt8] { Array(slice(range)) }
 
+    /// The `count` (1 to 16) bytes from absolute offset `from`, all received, packed into two
+    /// words (``EventText/pack(_:)``), read in place.
+    @inline(__always)
+    func pack(from: Int, count: Int) -> (UInt64, UInt64) {
+        precondition(from >= base && from &+ count <= received && (1...16).contains(count))
+        return unsafe storage.withUnsafeBufferPointer { buf in
+            unsafe EventText.pack(UnsafeRawPointer(buf.baseAddress! + (from &- base)), count: count)
+        }
+    }
+
     mutating func append(_ chunk: ArraySlice<UInt8>) {
         unsafe chunk.withUnsafeBufferPointer { unsafe storage.append(contentsOf: $0) }
     }
@@ -51,9 +61,11 @@ struct ByteWindow: Sendable {
 
     /// Counts `n` bytes as received and already accounted for, without storing them (the
     /// decoder's fast path for plain text). Only when nothing is retained.
+    @inline(__always)
     mutating func skipEmpty(_ n: Int) {
-        precondition(storage.isEmpty)
-        base += n
+        // (The decoder's plainText flag holds only with nothing retained: checked in debug.)
+        assert(storage.isEmpty)
+        base &+= n
     }
 
     /// Drops every byte before `offset`. Cheap when little remains: the bytes kept are moved.

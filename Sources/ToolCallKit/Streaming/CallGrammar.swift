@@ -188,6 +188,11 @@ enum GrammarStep: Sendable {
 struct PassThrough: Sendable {
     /// Bytes that end a run (all ASCII): the grammar reads them itself.
     private let stops: (UInt64, UInt64)
+    /// The stops as a word test, when they are every byte below 0x20 and one to four others
+    /// (what every grammar's runs have): the others, one per byte (the list repeated to four);
+    /// zero when there is no word test. Four bytes, not four words: the decoder keeps
+    /// a run inline, and an idle decoder is kept small.
+    private let wordStops: UInt32
     /// Whether a run must be well-formed UTF-8: a text value repairs invalid bytes to U+FFFD,
     /// so the grammar handles them; a JSON string's bytes are forwarded as written.
     let requiresValidUTF8: Bool
@@ -201,6 +206,14 @@ struct PassThrough: Sendable {
         }
         self.stops = (lo, hi)
         self.requiresValidUTF8 = requiresValidUTF8
+        let others = Set(stops.filter { $0 >= 0x20 }).sorted()
+        if Set(stops).isSuperset(of: 0..<0x20), (1...4).contains(others.count) {
+            // Padded by repeating the list: with two or fewer, the high half equals the low.
+            let p = (0..<4).map { others[$0 % others.count] }
+            wordStops = p.enumerated().reduce(0) { $0 | UInt32($1.element) << UInt32($1.offset * 8) }
+        } else {
+            wordStops = 0
+        }
     }
 
     /// Inside a JSON string: everything up to a quote, a backslash or a raw control byte (which
@@ -213,9 +226,16 @@ struct PassThrough: Sendable {
         PassThrough(stops: Array(0..<0x20) + [0x22, 0x5C] + tags.compactMap(\.first), requiresValidUTF8: true)
     }
 
+    /// Whether ``admits(lo:hi:count:)`` may be asked.
+    var hasWordTest: Bool { wordStops != 0 }
+
     /// Whether no byte of `bytes` ends a run.
     @inline(__always)
     func admits(_ bytes: ArraySlice<UInt8>) -> Bool {
+        if bytes.count <= 16, wordStops != 0 {
+            let (lo, hi) = EventText.pack(bytes)
+            return admits(lo: lo, hi: hi, count: bytes.count)
+        }
         let (lo, hi) = stops
         for b in bytes {
             if b < 64 {
@@ -225,6 +245,38 @@ struct PassThrough: Sendable {
             }
         }
         return true
+    }
+
+    /// ``admits(_:)`` for `count` (1 to 16) bytes packed into two words (``EventText/pack(_:)``),
+    /// with ``wordStops``. A byte below 0x20 makes `(v - 0x20…) & ~v & 0x80…` nonzero, a stop
+    /// byte makes `v ^ pattern` hold a zero byte; the zero padding past `count` is masked off
+    /// (a borrow only runs upwards, so it cannot mark a byte before the padding).
+    @inline(__always)
+    func admits(lo: UInt64, hi: UInt64, count: Int) -> Bool {
+        let lows: UInt64 = 0x0101_0101_0101_0101
+        let p0 = UInt64(wordStops & 0xFF) &* lows
+        let p1 = UInt64(wordStops >> 8 & 0xFF) &* lows
+        // Two stops or fewer (a JSON string's quote and backslash): two patterns.
+        let two = wordStops >> 16 == wordStops & 0xFFFF
+        let p2 = UInt64(wordStops >> 16 & 0xFF) &* lows
+        let p3 = UInt64(wordStops >> 24) &* lows
+        @inline(__always)
+        func hits(_ v: UInt64) -> UInt64 {
+            let x0 = v ^ p0
+            let x1 = v ^ p1
+            let h = ((v &- 0x2020_2020_2020_2020) & ~v) | (x0 &- lows) & ~x0 | (x1 &- lows) & ~x1
+            if two { return h }
+            let x2 = v ^ p2
+            let x3 = v ^ p3
+            return h | (x2 &- lows) & ~x2 | (x3 &- lows) & ~x3
+        }
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        if count <= 8 {
+            let valid = count == 8 ? highs : highs & ((1 &<< UInt64(truncatingIfNeeded: count &* 8)) &- 1)
+            return hits(lo) & valid == 0
+        }
+        let valid = count == 16 ? highs : highs & ((1 &<< UInt64(truncatingIfNeeded: (count &- 8) &* 8)) &- 1)
+        return hits(lo) & highs | hits(hi) & valid == 0
     }
 }
 

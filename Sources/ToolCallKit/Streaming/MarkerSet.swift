@@ -39,11 +39,12 @@ struct MarkerSet: Sendable {
     private let firstList: [UInt8]
     private let firstPatterns: [UInt64]
     /// With one to four distinct first bytes, none of them zero: each repeated in all 8 bytes
-    /// of a word (the list padded with its first), for a chunk of at most 16 bytes tested as
+    /// of a word (the list repeated to four), for a chunk of at most 16 bytes tested as
     /// two words (``test(lo:hi:count:)``).
     private let wordPatterns: (UInt64, UInt64, UInt64, UInt64)?
-    /// Whether there is one first byte (the word test then needs one pattern, not four).
-    private let onePattern: Bool
+    /// How many first bytes the word test compares (1, 2, or 3 and 4 alike: one pattern or two
+    /// cost less than four).
+    private let patternCount: UInt8
     /// What a token-sized chunk's candidates are checked against.
     private let candidates: CandidateCheck
     /// The longest marker's length.
@@ -71,12 +72,14 @@ struct MarkerSet: Sendable {
         firstPatterns = firstList.map { UInt64($0) &* 0x0101_0101_0101_0101 }
         // A first byte of 0 would match the zero padding of a short chunk: not for that test.
         if (1...4).contains(firstPatterns.count) && firstList[0] != 0 {
-            let p = firstPatterns + Array(repeating: firstPatterns[0], count: 4 - firstPatterns.count)
+            // Padded by repeating the list, so that the test may stop at the count.
+            let patterns = firstPatterns
+            let p = (0..<4).map { patterns[$0 % patterns.count] }
             wordPatterns = (p[0], p[1], p[2], p[3])
         } else {
             wordPatterns = nil
         }
-        onePattern = firstPatterns.count == 1
+        patternCount = UInt8(min(firstPatterns.count, 4))
         maxLength = markers.map(\.count).max() ?? 0
     }
 
@@ -121,8 +124,9 @@ struct MarkerSet: Sendable {
         let (p0, p1, p2, p3) = unsafe wordPatterns.unsafelyUnwrapped
         let lows: UInt64 = 0x0101_0101_0101_0101
         let x0 = v ^ p0
-        if onePattern { return (x0 &- lows) & ~x0 & 0x8080_8080_8080_8080 }
+        if patternCount == 1 { return (x0 &- lows) & ~x0 & 0x8080_8080_8080_8080 }
         let x1 = v ^ p1
+        if patternCount == 2 { return ((x0 &- lows) & ~x0 | (x1 &- lows) & ~x1) & 0x8080_8080_8080_8080 }
         let x2 = v ^ p2
         let x3 = v ^ p3
         return ((x0 &- lows) & ~x0 | (x1 &- lows) & ~x1 | (x2 &- lows) & ~x2 | (x3 &- lows) & ~x3) & 0x8080_8080_8080_8080

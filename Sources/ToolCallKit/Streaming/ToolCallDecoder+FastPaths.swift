@@ -8,9 +8,52 @@ extension ToolCallDecoder {
     @inline(__always)
     mutating func forward(_ run: PassThrough, _ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) -> Bool {
         let end = window.received
-        guard end <= cut &+ callCap, run.admits(chunk) else { return false }
+        guard end <= cut &+ callCap else { return false }
         let from = passEnd
-        let tail = UTF8Boundary.unfinishedTail(count: end &- from) { [window] k in window[from &+ k] }
+        let n = chunk.count
+        if n <= 16 && run.hasWordTest {
+            // A token-sized chunk, packed once: tested, and (when it is the whole run so far, in
+            // ASCII) the delta's inline text, with no slice and no reference count.
+            let (l, h) = EventText.pack(chunk)
+            guard run.admits(lo: l, hi: h, count: n) else { return false }
+            if from == end &- n && (l | h) & 0x8080_8080_8080_8080 == 0 && !wholeCalls {
+                if case .started(let index, _, _) = current {
+                    out.append(.toolCallDelta(index: index, arguments: EventText(packed: l, h, count: n)))
+                }
+                passEnd = end
+                return true
+            }
+        } else {
+            guard run.admits(chunk) else { return false }
+        }
+        return forwardRun(run, from: from, into: &out)
+    }
+
+    /// ``forward(_:_:into:)`` for the bytes from `from` to the end of the window, which no byte
+    /// of ends the run, when they are not a short run of ASCII: up to an unfinished UTF-8
+    /// sequence, they are forwarded (valid UTF-8 when the run requires it, else false).
+    @inline(never)
+    mutating func forwardRun(_ run: PassThrough, from: Int, into out: inout [ToolCallEvent]) -> Bool {
+        let end = window.received
+        let count = end &- from
+        if count <= 16 && !wholeCalls {
+            // Packed from the window in place, the unfinished UTF-8 tail cut in the words.
+            var (l, h) = window.pack(from: from, count: count)
+            let emit = count &- (Self.byte(count &- 1, l, h) < 0x80 ? 0 : Self.unfinishedTail(l, h, count: count))
+            guard emit > 0 else { return true }
+            if emit < count {
+                let v = (UInt128(h) &<< 64 | UInt128(l)) & ((1 &<< UInt128(truncatingIfNeeded: emit &* 8)) &- 1)
+                l = UInt64(truncatingIfNeeded: v)
+                h = UInt64(truncatingIfNeeded: v &>> 64)
+            }
+            if run.requiresValidUTF8 && !UTF8Boundary.isValid(window.slice(from..<(from &+ emit))) { return false }
+            if case .started(let index, _, _) = current {
+                out.append(.toolCallDelta(index: index, arguments: EventText(packed: l, h, count: emit)))
+            }
+            passEnd = from &+ emit
+            return true
+        }
+        let tail = UTF8Boundary.unfinishedTail(count: count) { [window] k in window[from &+ k] }
         let emitEnd = end &- tail
         guard emitEnd > from else { return true }
         let piece = window.slice(from..<emitEnd)
@@ -59,28 +102,6 @@ extension ToolCallDecoder {
         for k in 0..<tail { c |= UInt32(byte(emit &+ k)) << UInt32(k &* 8) }
         self.carry = c
         carryCount = tail
-    }
-
-    /// The packed fast path (``feed(_:into:)``) for `count` (1 to 16) bytes of text, held bytes
-    /// included, that end in bytes to hold back: from `holdFrom` when it is not negative (a
-    /// marker may begin there, at most 4 bytes from the end), else an unfinished UTF-8
-    /// character if there is one. What comes before is emitted, cut from the words; the rest
-    /// becomes `carry`.
-    @inline(never)
-    mutating func feedPackedTail(_ l: UInt64, _ h: UInt64, count total: Int, holdFrom: Int, into out: inout [ToolCallEvent]) {
-        let tail = holdFrom >= 0 ? total &- holdFrom : Self.unfinishedTail(l, h, count: total)
-        let emit = total &- tail
-        let v = UInt128(h) &<< 64 | UInt128(l)
-        let s = UInt128(truncatingIfNeeded: emit &* 8)
-        // The held bytes, `tail` (at most 3) from `emit`; only the emitted ones stay in the
-        // words (the rest zero, as packed text has it).
-        carry = UInt32(truncatingIfNeeded: v &>> s) & UInt32(truncatingIfNeeded: (UInt64(1) &<< UInt64(truncatingIfNeeded: tail &* 8)) &- 1)
-        carryCount = tail
-        guard emit > 0 else { return }
-        let kept = tail == 0 ? v : v & ((1 &<< s) &- 1)
-        out.append(.text(EventText(packed: UInt64(truncatingIfNeeded: kept), UInt64(truncatingIfNeeded: kept &>> 64), count: emit)))
-        window.skipEmpty(emit)
-        cut = window.base
     }
 
     /// ``UTF8Boundary/unfinishedTail(count:_:)`` of the `count` (1 to 16) bytes packed in two

@@ -138,7 +138,6 @@ public struct ToolCallDecoder: Sendable {
     var frameStart = 0
     var passFrom = 0
     var passEnd = 0
-    var carryCount = 0
     /// ``Options/maxCallBytes`` as a count (unlimited: a number no call reaches), and
     /// ``Options/wholeCalls``: read on every chunk inside a call, so kept here, not behind the
     /// setup's pointer.
@@ -148,10 +147,18 @@ public struct ToolCallDecoder: Sendable {
     /// `passEnd` were forwarded by ``forward(_:_:into:)`` and are not yet taken by the grammar.
     var passRun: PassThrough?
     var mode: Mode = .text
-    /// An unfinished UTF-8 sequence (up to 3 bytes, little-endian; `carryCount` of them) that
-    /// the text fast path holds back outside the window; the window takes it before the next
-    /// slow step.
+    /// What the text fast path holds back outside the window (little-endian, `carryCount`
+    /// bytes): an unfinished UTF-8 sequence (up to 3 bytes), or up to 4 bytes from one that
+    /// may begin a marker (ASCII: its first byte is below 0x80, a UTF-8 tail's is not). The
+    /// window takes them before the next slow step.
     var carry: UInt32 = 0
+    /// How many bytes `carry` holds (0 to 4): a byte, so that the small fields pack.
+    var heldCount: UInt8 = 0
+    /// ``heldCount`` as a count.
+    @inline(__always) var carryCount: Int {
+        get { Int(heldCount) }
+        set { heldCount = UInt8(truncatingIfNeeded: newValue) }
+    }
     var grammarMade = false
     /// Whether visible (non-white-space) text has been emitted.
     var sawVisibleText = false
@@ -244,13 +251,18 @@ public struct ToolCallDecoder: Sendable {
                 // A token-sized chunk is packed into two words once: they are tested for a
                 // marker's first byte and become the text event's inline storage.
                 if feedPacked(EventText.pack(chunk), count: n, into: &out) { return }
-            } else if carryCount == 0 || carry & 0x80 != 0, setup.plan.laterSet.hasNoCandidate(in: chunk) {
-                // (A held byte below 0x80 is a marker's possible first byte, which the packed
-                // path holds: the scanner reads it with this chunk.)
-                feedPlainText(chunk, into: &out)
+            } else if feedPlainChunk(chunk, into: &out) {
                 return
             }
         }
+        feedSlowly(chunk, into: &out)
+    }
+
+    /// ``feed(_:into:)`` past the text fast paths: the chunk joins the window, and the argument
+    /// fast path or the scanner and the grammar read it. (Out of line, so that the fast paths'
+    /// frame stays small.)
+    @inline(never)
+    private mutating func feedSlowly(_ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) {
         // After finish() the stream is over: a late chunk is ignored (documented, no trap).
         guard !isFinished else { return }
         restoreCarry()
@@ -262,6 +274,18 @@ public struct ToolCallDecoder: Sendable {
         run(isFinal: false)
         compact()
         updatePlainText()
+    }
+
+    /// The fast path for a chunk that is not packed (longer, or no word test), in plain text:
+    /// true when it held no byte that may begin a marker and was emitted. (Out of line: its
+    /// reads of the marker set would otherwise be hoisted into the packed path.)
+    @inline(never)
+    private mutating func feedPlainChunk(_ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) -> Bool {
+        // A held byte below 0x80 is a marker's possible first byte, which the packed path
+        // holds: the scanner reads it with this chunk.
+        guard carryCount == 0 || carry & 0x80 != 0, setup.plan.laterSet.hasNoCandidate(in: chunk) else { return false }
+        feedPlainText(chunk, into: &out)
+        return true
     }
 
     /// Whether the stream is in plain text with nothing held in the window: what the fast
@@ -298,15 +322,27 @@ public struct ToolCallDecoder: Sendable {
         case .hold(let from): hold = from
         case .scan: return false
         }
-        if hold < 0 && Self.byte(total &- 1, l, h) < 0x80 {
-            // The common case: nothing to hold back, the whole of it is one text event.
-            carryCount = 0
+        // What is held back: from a possible marker, else an unfinished UTF-8 character.
+        let tail = hold >= 0 ? total &- hold
+            : Self.byte(total &- 1, l, h) < 0x80 ? 0 : Self.unfinishedTail(l, h, count: total)
+        let emit = total &- tail
+        if tail == 0 {
             carry = 0
-            out.append(.text(EventText(packed: l, h, count: total)))
-            window.skipEmpty(total)
-            cut = window.base
         } else {
-            feedPackedTail(l, h, count: total, holdFrom: hold, into: &out)
+            // The held bytes (at most 4) from `emit`; only the emitted ones stay in the words
+            // (the rest zero, as packed text has it).
+            let v = UInt128(h) &<< 64 | UInt128(l)
+            let s = UInt128(truncatingIfNeeded: emit &* 8)
+            carry = UInt32(truncatingIfNeeded: v &>> s) & UInt32(truncatingIfNeeded: (UInt64(1) &<< UInt64(truncatingIfNeeded: tail &* 8)) &- 1)
+            let kept = v & ((1 &<< s) &- 1)
+            l = UInt64(truncatingIfNeeded: kept)
+            h = UInt64(truncatingIfNeeded: kept &>> 64)
+        }
+        carryCount = tail
+        if emit > 0 {
+            out.append(.text(EventText(packed: l, h, count: emit)))
+            window.skipEmpty(emit)
+            cut = window.base
         }
         return true
     }
