@@ -197,15 +197,16 @@ struct ToolCallBench {
         var argumentMatches = true
         var invalid = 0
         let expected = w.expectedText
+        let expectedCount = expected.count
         for e in events {
             switch e {
             case .text(let t):
                 // Compare in place (a few loads, or memcmp), so the check costs little per byte.
                 let n = t.utf8Count
                 if textMatches {
-                    textMatches = textLength + n <= expected.count && Self.equal(t, expected, at: textLength)
+                    textMatches = textLength &+ n <= expectedCount && Self.equal(t, expected, at: textLength)
                 }
-                textLength += n
+                textLength &+= n
             case .toolCall(let c):
                 names.append(c.name)
                 if let expectedJSON { argumentMatches = c.argumentsJSON == expectedJSON }

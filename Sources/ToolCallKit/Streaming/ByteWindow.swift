@@ -135,6 +135,34 @@ enum UTF8Boundary {
         return have
     }
 
+    /// ``unfinishedTail(count:_:)`` of four bytes in one word (little-endian: the last byte is
+    /// the top one; zero bytes below a shorter text read as ASCII, as its start would), with
+    /// few branches: the continuation bytes at the end are counted from the top of the word,
+    /// and only a lead with a narrower range for its second byte looks at that byte.
+    @inline(__always)
+    static func unfinishedTail(last4 w: UInt32) -> Int {
+        // A continuation byte (10xxxxxx) becomes zero, any other byte does not.
+        let c = (w & 0xC0C0_C0C0) ^ 0x8080_8080
+        let t = min(c.leadingZeroBitCount &>> 3, 3)
+        let lead = UInt8(truncatingIfNeeded: w &>> UInt32(truncatingIfNeeded: (3 &- t) &* 8))
+        guard lead >= 0xC2 && lead <= 0xF4 else { return 0 }
+        let need = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        let have = t &+ 1
+        guard have < need else { return 0 }
+        if have >= 2 {
+            // The byte after the lead is a continuation byte; these leads allow fewer.
+            let b1 = UInt8(truncatingIfNeeded: w &>> UInt32(truncatingIfNeeded: (4 &- t) &* 8))
+            switch lead {
+            case 0xE0: if b1 < 0xA0 { return 0 }
+            case 0xED: if b1 > 0x9F { return 0 }
+            case 0xF0: if b1 < 0x90 { return 0 }
+            case 0xF4: if b1 > 0x8F { return 0 }
+            default: break
+            }
+        }
+        return have
+    }
+
     /// Whether `bytes` is well-formed UTF-8 (Unicode Table 3-7).
     static func isValid(_ bytes: ArraySlice<UInt8>) -> Bool {
         var i = bytes.startIndex

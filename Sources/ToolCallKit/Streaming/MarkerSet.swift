@@ -286,29 +286,52 @@ struct MarkerSet: Sendable {
 /// against: a class on the heap, since only a chunk with a candidate reads it (a chunk of prose
 /// with a `<` or a `[` in it, not every chunk).
 final class CandidateCheck: Sendable {
-    let firsts: ByteSet
-    /// The bytes that come second in a marker of two bytes or more.
-    let seconds: ByteSet
-    /// The one-byte markers without a rule: any byte may follow them.
-    let singles: ByteSet
-    /// The one-byte markers with a rule, and their rules.
-    let ruled: [(byte: UInt8, rule: FollowRule)]
+    /// Per byte value, what it is to the check (the `Role` bits): one table load per byte read.
+    private let roles: InlineArray<256, UInt8>
+    /// The rule of the one-byte marker with a rule (at most one: with more, every such marker
+    /// is treated as one without a rule, which only sends its chunks to the scanner).
+    private let rule: FollowRule?
+
+    /// The bits of ``roles``.
+    private enum Role {
+        /// Begins a marker.
+        static let first: UInt8 = 1
+        /// Is a one-byte marker without a rule (any byte may follow it), or one whose rule
+        /// cannot be checked here.
+        static let single: UInt8 = 2
+        /// Is the one-byte marker with ``rule``.
+        static let ruled: UInt8 = 4
+        /// Comes second in a marker of two bytes or more.
+        static let second: UInt8 = 8
+        /// The rule's classes: skipped after the marker, first of the name, rest of the name.
+        static let skip: UInt8 = 16
+        static let nameFirst: UInt8 = 32
+        static let nameRest: UInt8 = 64
+    }
 
     init(_ markers: [[UInt8]], follows: [FollowRule?], firsts: ByteSet) {
-        self.firsts = firsts
-        var seconds = ByteSet()
-        var singles = ByteSet()
-        var ruled: [(byte: UInt8, rule: FollowRule)] = []
-        for (m, rule) in zip(markers, follows) {
+        var roles = InlineArray<256, UInt8>(repeating: 0)
+        let ruled = zip(markers, follows).compactMap { m, rule in m.count == 1 ? rule.map { (m[0], $0) } : nil }
+        // A rule that could reach past 16 bytes' look-ahead is checked here; one with a limit
+        // inside it is left to the scanner.
+        let rule = ruled.count == 1 && ruled[0].1.limit >= 16 ? ruled[0].1 : nil
+        for b in 0..<256 where firsts.contains(UInt8(b)) { roles[b] |= Role.first }
+        for (m, follow) in zip(markers, follows) {
             if m.count >= 2 {
-                seconds.insert(m[1])
+                roles[Int(m[1])] |= Role.second
             } else if m.count == 1 {
-                if let rule { ruled.append((m[0], rule)) } else { singles.insert(m[0]) }
+                roles[Int(m[0])] |= follow != nil && rule != nil ? Role.ruled : Role.single
             }
         }
-        self.seconds = seconds
-        self.singles = singles
-        self.ruled = ruled
+        if let rule {
+            for b in 0..<256 {
+                if rule.skip.contains(UInt8(b)) { roles[b] |= Role.skip }
+                if rule.first.contains(UInt8(b)) { roles[b] |= Role.nameFirst }
+                if rule.rest.contains(UInt8(b)) { roles[b] |= Role.nameRest }
+            }
+        }
+        self.roles = roles
+        self.rule = rule
     }
 
     /// The most bytes a chunk may hold back (the decoder's `carry` holds four).
@@ -324,6 +347,8 @@ final class CandidateCheck: Sendable {
         @inline(__always)
         func byte(_ k: Int) -> UInt8 { UInt8(truncatingIfNeeded: (k < 8 ? lo : hi) &>> UInt64(truncatingIfNeeded: (k & 7) &* 8)) }
         @inline(__always)
+        func role(_ k: Int) -> UInt8 { roles[Int(byte(k))] }
+        @inline(__always)
         func hold(_ k: Int) -> MarkerSet.WordTest {
             byte(k) < 0x80 && count &- k <= Self.maxHeld ? .hold(from: k) : .scan
         }
@@ -334,17 +359,19 @@ final class CandidateCheck: Sendable {
                 let k = offset &+ bits.trailingZeroBitCount &>> 3
                 bits &= bits &- 1
                 guard k < count else { continue }
-                let b = byte(k)
-                guard firsts.contains(b) else { continue }
+                let r = role(k)
+                guard r & Role.first != 0 else { continue }
                 if k == count &- 1 { return hold(k) }
-                if seconds.contains(byte(k &+ 1)) || singles.contains(b) { return .scan }
-                for (single, rule) in ruled where single == b {
-                    switch rule.check(count: count &- (k &+ 1), { byte(k &+ 1 &+ $0) }) {
-                    case true?: return .scan
-                    case false?: break
-                    case nil: return hold(k)
-                    }
-                }
+                if role(k &+ 1) & Role.second != 0 || r & Role.single != 0 { return .scan }
+                guard r & Role.ruled != 0, let rule else { continue }
+                // The rule, over the bytes that follow (its limit is past them).
+                var j = k &+ 1
+                while j < count && role(j) & Role.skip != 0 { j &+= 1 }
+                guard j < count else { return hold(k) }
+                guard role(j) & Role.nameFirst != 0 else { continue }
+                while j < count && role(j) & Role.nameRest != 0 { j &+= 1 }
+                guard j < count else { return hold(k) }
+                if byte(j) == rule.then { return .scan }
             }
             guard offset == 0 else { break }
             bits = ch

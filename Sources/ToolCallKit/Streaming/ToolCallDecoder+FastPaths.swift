@@ -113,7 +113,7 @@ extension ToolCallDecoder {
         let last4 = count >= 4
             ? UInt32(truncatingIfNeeded: v &>> UInt128(truncatingIfNeeded: (count &- 4) &* 8))
             : UInt32(truncatingIfNeeded: v) &<< UInt32(truncatingIfNeeded: (4 &- count) &* 8)
-        return UTF8Boundary.unfinishedTail(count: 4) { k in UInt8(truncatingIfNeeded: last4 &>> UInt32(truncatingIfNeeded: k &* 8)) }
+        return UTF8Boundary.unfinishedTail(last4: last4)
     }
 
     /// Byte `k` (below 16) of two packed words.
