@@ -206,11 +206,21 @@ struct PassThrough: Sendable {
         }
         self.stops = (lo, hi)
         self.requiresValidUTF8 = requiresValidUTF8
-        let others = Set(stops.filter { $0 >= 0x20 }).sorted()
-        if Set(stops).isSuperset(of: 0..<0x20), (1...4).contains(others.count) {
+        // From the bitmaps, with no allocation (a grammar may make a run per value).
+        var others: UInt32 = 0
+        var count = 0
+        var rest = (lo >> 32, hi)
+        while rest.0 | rest.1 != 0 && count <= 4 {
+            let b = rest.0 != 0 ? 32 + rest.0.trailingZeroBitCount : 64 + rest.1.trailingZeroBitCount
+            if rest.0 != 0 { rest.0 &= rest.0 - 1 } else { rest.1 &= rest.1 - 1 }
+            if count < 4 { others |= UInt32(b) << UInt32(count * 8) }
+            count += 1
+        }
+        if lo & 0xFFFF_FFFF == 0xFFFF_FFFF && (1...4).contains(count) {
             // Padded by repeating the list: with two or fewer, the high half equals the low.
-            let p = (0..<4).map { others[$0 % others.count] }
-            wordStops = p.enumerated().reduce(0) { $0 | UInt32($1.element) << UInt32($1.offset * 8) }
+            var padded = others
+            for k in count..<4 { padded |= (others >> UInt32((k % count) * 8) & 0xFF) << UInt32(k * 8) }
+            wordStops = padded
         } else {
             wordStops = 0
         }

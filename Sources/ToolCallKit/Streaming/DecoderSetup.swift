@@ -64,7 +64,7 @@ final class MarkerPlan: Sendable {
         }
         self.startSet = MarkerSet(startIndexes.map { markers[$0].bytes }, follows: startIndexes.map { markers[$0].follows })
         self.startIndexes = startIndexes
-        self.laterSet = MarkerSet(laterIndexes.map { markers[$0].bytes }, follows: laterIndexes.map { markers[$0].follows })
+        self.laterSet = MarkerSet(laterIndexes.map { markers[$0].bytes }, follows: laterIndexes.map { markers[$0].follows }, wordTest: true)
         self.laterIndexes = laterIndexes
     }
 }

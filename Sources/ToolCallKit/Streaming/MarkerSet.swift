@@ -45,17 +45,18 @@ struct MarkerSet: Sendable {
     /// How many first bytes the word test compares (1, 2, or 3 and 4 alike: one pattern or two
     /// cost less than four).
     private let patternCount: UInt8
-    /// What a token-sized chunk's candidates are checked against.
-    private let candidates: CandidateCheck
+    /// What a token-sized chunk's candidates are checked against: only for the sets a
+    /// decoder's text fast path tests (`wordTest`), not for those grammars make as they go.
+    private let candidates: CandidateCheck?
     /// The longest marker's length.
     let maxLength: Int
 
     /// - Parameters:
     ///   - follows: per marker (or empty: none), what must follow a one-byte marker.
-    init(_ markers: [[UInt8]], follows: [FollowRule?] = []) {
+    ///   - wordTest: whether ``test(lo:hi:count:)`` will be asked (a decoder's plan).
+    init(_ markers: [[UInt8]], follows: [FollowRule?] = [], wordTest: Bool = false) {
         self.markers = markers
-        let follows = follows.isEmpty ? Array(repeating: nil, count: markers.count) : follows
-        precondition(follows.count == markers.count)
+        precondition(follows.isEmpty || follows.count == markers.count)
         self.follows = follows
         hasRules = follows.contains { $0 != nil }
         var firsts = Set<UInt8>()
@@ -63,7 +64,7 @@ struct MarkerSet: Sendable {
             firsts.insert(m[0])
             firstBytes.insert(m[0])
         }
-        candidates = CandidateCheck(markers, follows: follows, firsts: firstBytes)
+        candidates = wordTest ? CandidateCheck(markers, follows: follows.isEmpty ? Array(repeating: nil, count: markers.count) : follows, firsts: firstBytes) : nil
         soleFirst = firsts.count == 1 ? firsts.first : nil
         var second: UInt8? = markers.first.flatMap { $0.count >= 2 ? $0[1] : nil }
         for m in markers where m.count < 2 || m[1] != second { second = nil }
@@ -80,6 +81,7 @@ struct MarkerSet: Sendable {
             wordPatterns = nil
         }
         patternCount = UInt8(min(firstPatterns.count, 4))
+        wordTestReady = wordPatterns != nil && candidates != nil
         maxLength = markers.map(\.count).max() ?? 0
     }
 
@@ -103,7 +105,8 @@ struct MarkerSet: Sendable {
     }
 
     /// Whether ``test(lo:hi:count:)`` may be asked: one to four first bytes, none zero.
-    var hasWordTest: Bool { wordPatterns != nil }
+    var hasWordTest: Bool { wordTestReady }
+    private let wordTestReady: Bool
 
     /// What ``test(lo:hi:count:)`` found in a token-sized chunk.
     enum WordTest: Equatable {
@@ -143,13 +146,13 @@ struct MarkerSet: Sendable {
         let cl = candidateBits(lo)
         let ch = count > 8 ? candidateBits(hi) : 0
         if cl | ch == 0 { return .text }
-        return candidates.refine(lo: lo, hi: hi, count: count, cl, ch)
+        return unsafe candidates.unsafelyUnwrapped.refine(lo: lo, hi: hi, count: count, cl, ch)
     }
 
     /// Whether no byte of `bytes` can begin a marker (the decoder's fast path for plain text).
     @inline(__always)
     func hasNoCandidate(in bytes: ArraySlice<UInt8>) -> Bool {
-        if bytes.count <= 16, hasWordTest {
+        if bytes.count <= 16, wordPatterns != nil {
             let (lo, hi) = EventText.pack(bytes)
             return candidateBits(lo) | candidateBits(hi) == 0
         }
