@@ -355,30 +355,26 @@ final class CandidateCheck: Sendable {
         func hold(_ k: Int) -> MarkerSet.WordTest {
             byte(k) < 0x80 && count &- k <= Self.maxHeld ? .hold(from: k) : .scan
         }
-        var bits = cl
-        var offset = 0
-        while true {
-            while bits != 0 {
-                let k = offset &+ bits.trailingZeroBitCount &>> 3
-                bits &= bits &- 1
-                guard k < count else { continue }
-                let r = role(k)
-                guard r & Role.first != 0 else { continue }
-                if k == count &- 1 { return hold(k) }
-                if role(k &+ 1) & Role.second != 0 || r & Role.single != 0 { return .scan }
-                guard r & Role.ruled != 0, let rule else { continue }
-                // The rule, over the bytes that follow (its limit is past them).
-                var j = k &+ 1
-                while j < count && role(j) & Role.skip != 0 { j &+= 1 }
-                guard j < count else { return hold(k) }
-                guard role(j) & Role.nameFirst != 0 else { continue }
-                while j < count && role(j) & Role.nameRest != 0 { j &+= 1 }
-                guard j < count else { return hold(k) }
-                if byte(j) == rule.then { return .scan }
-            }
-            guard offset == 0 else { break }
-            bits = ch
-            offset = 8
+        // One bit per byte (bit k for byte k): the high bit of each byte gathered by a multiply.
+        @inline(__always)
+        func gather(_ w: UInt64) -> UInt64 { ((w &>> 7) &* 0x0102_0408_1020_4080) &>> 56 }
+        var bits = (gather(cl) | gather(ch) &<< 8) & ((1 &<< UInt64(truncatingIfNeeded: count)) &- 1)
+        while bits != 0 {
+            let k = bits.trailingZeroBitCount
+            bits &= bits &- 1
+            let r = role(k)
+            guard r & Role.first != 0 else { continue }
+            if k == count &- 1 { return hold(k) }
+            if role(k &+ 1) & Role.second != 0 || r & Role.single != 0 { return .scan }
+            guard r & Role.ruled != 0, let rule else { continue }
+            // The rule, over the bytes that follow (its limit is past them).
+            var j = k &+ 1
+            while j < count && role(j) & Role.skip != 0 { j &+= 1 }
+            guard j < count else { return hold(k) }
+            guard role(j) & Role.nameFirst != 0 else { continue }
+            while j < count && role(j) & Role.nameRest != 0 { j &+= 1 }
+            guard j < count else { return hold(k) }
+            if byte(j) == rule.then { return .scan }
         }
         return .text
     }

@@ -77,7 +77,6 @@ extension ToolCallDecoder {
             // The common case: nothing held, and the chunk ends with ASCII.
             out.append(.text(EventText(chunk)))
             window.skipEmpty(chunk.count)
-            cut = window.received
             return
         }
         let first = chunk.startIndex
@@ -95,7 +94,6 @@ extension ToolCallDecoder {
             let upTo = first &+ (emit &- held)
             out.append(.text(held == 0 ? EventText(chunk[first..<upTo]) : EventText(carry: carry, count: held, chunk[first..<upTo])))
             window.skipEmpty(emit)
-            cut = window.received
         }
         // The new carry: the last `tail` bytes of carry + chunk.
         var c: UInt32 = 0

@@ -265,6 +265,7 @@ public struct ToolCallDecoder: Sendable {
     private mutating func feedSlowly(_ chunk: ArraySlice<UInt8>, into out: inout [ToolCallEvent]) {
         // After finish() the stream is over: a late chunk is ignored (documented, no trap).
         guard !isFinished else { return }
+        syncCut()
         restoreCarry()
         window.append(chunk)
         if let run = passRun, forward(run, chunk, into: &out) { return }
@@ -286,6 +287,13 @@ public struct ToolCallDecoder: Sendable {
         guard carryCount == 0 || carry & 0x80 != 0, setup.plan.laterSet.hasNoCandidate(in: chunk) else { return false }
         feedPlainText(chunk, into: &out)
         return true
+    }
+
+    /// While ``plainText`` holds, everything received has been accounted for: the text fast
+    /// paths advance `window.base` only, and `cut` catches up here, before a slow step.
+    @inline(__always)
+    mutating func syncCut() {
+        if plainText { cut = window.base }
     }
 
     /// Whether the stream is in plain text with nothing held in the window: what the fast
@@ -341,8 +349,8 @@ public struct ToolCallDecoder: Sendable {
         carryCount = tail
         if emit > 0 {
             out.append(.text(EventText(packed: l, h, count: emit)))
+            // (`cut` follows `window.base` lazily while `plainText` holds; see `syncCut`.)
             window.skipEmpty(emit)
-            cut = window.base
         }
         return true
     }
@@ -371,6 +379,7 @@ public struct ToolCallDecoder: Sendable {
     /// Ends the stream, appending the last events to `out`.
     public mutating func finish(into out: inout [ToolCallEvent]) {
         guard !isFinished else { return }
+        syncCut()
         swap(&events, &out)
         defer { swap(&events, &out) }
         restoreCarry()
