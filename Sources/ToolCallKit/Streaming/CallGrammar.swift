@@ -75,19 +75,30 @@ struct FollowRule: Sendable {
     /// rule: nil when they run out before it is decided.
     @inline(__always)
     func check(count: Int, _ byte: (Int) -> UInt8) -> Bool? {
+        check(count: count, isSkip: { skip.contains(byte($0)) }, isFirst: { first.contains(byte($0)) },
+              isRest: { rest.contains(byte($0)) }, isThen: { byte($0) == then })
+    }
+
+    /// ``check(count:_:)`` with the classes asked of byte `k` directly: the one reading of the
+    /// rule, whether a reader has the byte sets (the scanner, the grammar) or a table of what
+    /// each byte is (the decoder's fast path).
+    @inline(__always)
+    func check(
+        count: Int, isSkip: (Int) -> Bool, isFirst: (Int) -> Bool, isRest: (Int) -> Bool, isThen: (Int) -> Bool
+    ) -> Bool? {
         var k = 0
-        while k < count && skip.contains(byte(k)) {
+        while k < count && isSkip(k) {
             k &+= 1
             if k >= limit { return false }
         }
         guard k < count else { return nil }
-        guard first.contains(byte(k)) else { return false }
-        while k < count && rest.contains(byte(k)) {
+        guard isFirst(k) else { return false }
+        while k < count && isRest(k) {
             k &+= 1
             if k >= limit { return false }
         }
         guard k < count else { return nil }
-        return byte(k) == then
+        return isThen(k)
     }
 }
 

@@ -292,15 +292,16 @@ final class CandidateCheck: Sendable {
     /// Per byte value, what it is to the check (the `Role` bits): one table load per byte read.
     private let roles: InlineArray<256, UInt8>
     /// The rule of the one-byte marker with a rule (at most one: with more, every such marker
-    /// is treated as one without a rule, which only sends its chunks to the scanner).
+    /// is treated as one without a rule, which only sends its chunks to the scanner). Checked
+    /// by ``FollowRule/check(count:isSkip:isFirst:isRest:isThen:)`` over the role table.
     private let rule: FollowRule?
 
     /// The bits of ``roles``.
     private enum Role {
         /// Begins a marker.
         static let first: UInt8 = 1
-        /// Is a one-byte marker without a rule (any byte may follow it), or one whose rule
-        /// cannot be checked here.
+        /// Is a one-byte marker without a rule (any byte may follow it), or one of several
+        /// with rules.
         static let single: UInt8 = 2
         /// Is the one-byte marker with ``rule``.
         static let ruled: UInt8 = 4
@@ -315,9 +316,7 @@ final class CandidateCheck: Sendable {
     init(_ markers: [[UInt8]], follows: [FollowRule?], firsts: ByteSet) {
         var roles = InlineArray<256, UInt8>(repeating: 0)
         let ruled = zip(markers, follows).compactMap { m, rule in m.count == 1 ? rule.map { (m[0], $0) } : nil }
-        // A rule that could reach past 16 bytes' look-ahead is checked here; one with a limit
-        // inside it is left to the scanner.
-        let rule = ruled.count == 1 && ruled[0].1.limit >= 16 ? ruled[0].1 : nil
+        let rule = ruled.count == 1 ? ruled[0].1 : nil
         for b in 0..<256 where firsts.contains(UInt8(b)) { roles[b] |= Role.first }
         for (m, follow) in zip(markers, follows) {
             if m.count >= 2 {
@@ -367,14 +366,17 @@ final class CandidateCheck: Sendable {
             if k == count &- 1 { return hold(k) }
             if role(k &+ 1) & Role.second != 0 || r & Role.single != 0 { return .scan }
             guard r & Role.ruled != 0, let rule else { continue }
-            // The rule, over the bytes that follow (its limit is past them).
-            var j = k &+ 1
-            while j < count && role(j) & Role.skip != 0 { j &+= 1 }
-            guard j < count else { return hold(k) }
-            guard role(j) & Role.nameFirst != 0 else { continue }
-            while j < count && role(j) & Role.nameRest != 0 { j &+= 1 }
-            guard j < count else { return hold(k) }
-            if byte(j) == rule.then { return .scan }
+            // The rule, over the bytes that follow, its classes read from the table.
+            let next = k &+ 1
+            switch rule.check(
+                count: count &- next, isSkip: { role(next &+ $0) & Role.skip != 0 },
+                isFirst: { role(next &+ $0) & Role.nameFirst != 0 }, isRest: { role(next &+ $0) & Role.nameRest != 0 },
+                isThen: { byte(next &+ $0) == rule.then })
+            {
+            case true?: return .scan
+            case false?: continue
+            case nil: return hold(k)
+            }
         }
         return .text
     }

@@ -41,11 +41,7 @@ extension ToolCallDecoder {
             var (l, h) = window.pack(from: from, count: count)
             let emit = count &- (Self.byte(count &- 1, l, h) < 0x80 ? 0 : Self.unfinishedTail(l, h, count: count))
             guard emit > 0 else { return true }
-            if emit < count {
-                let v = (UInt128(h) &<< 64 | UInt128(l)) & ((1 &<< UInt128(truncatingIfNeeded: emit &* 8)) &- 1)
-                l = UInt64(truncatingIfNeeded: v)
-                h = UInt64(truncatingIfNeeded: v &>> 64)
-            }
+            if emit < count { (l, h) = Self.prefix(l, h, count: emit) }
             if run.requiresValidUTF8 && !UTF8Boundary.isValid(window.slice(from..<(from &+ emit))) { return false }
             if case .started(let index, _, _) = current {
                 out.append(.toolCallDelta(index: index, arguments: EventText(packed: l, h, count: emit)))
@@ -112,6 +108,14 @@ extension ToolCallDecoder {
             ? UInt32(truncatingIfNeeded: v &>> UInt128(truncatingIfNeeded: (count &- 4) &* 8))
             : UInt32(truncatingIfNeeded: v) &<< UInt32(truncatingIfNeeded: (4 &- count) &* 8)
         return UTF8Boundary.unfinishedTail(last4: last4)
+    }
+
+    /// The first `count` (0 to 15) bytes of two packed words, the rest zero (as packed text has
+    /// it).
+    @inline(__always)
+    static func prefix(_ lo: UInt64, _ hi: UInt64, count: Int) -> (UInt64, UInt64) {
+        let kept = (UInt128(hi) &<< 64 | UInt128(lo)) & ((1 &<< UInt128(truncatingIfNeeded: count &* 8)) &- 1)
+        return (UInt64(truncatingIfNeeded: kept), UInt64(truncatingIfNeeded: kept &>> 64))
     }
 
     /// Byte `k` (below 16) of two packed words.

@@ -342,9 +342,7 @@ public struct ToolCallDecoder: Sendable {
             let v = UInt128(h) &<< 64 | UInt128(l)
             let s = UInt128(truncatingIfNeeded: emit &* 8)
             carry = UInt32(truncatingIfNeeded: v &>> s) & UInt32(truncatingIfNeeded: (UInt64(1) &<< UInt64(truncatingIfNeeded: tail &* 8)) &- 1)
-            let kept = v & ((1 &<< s) &- 1)
-            l = UInt64(truncatingIfNeeded: kept)
-            h = UInt64(truncatingIfNeeded: kept &>> 64)
+            (l, h) = Self.prefix(l, h, count: emit)
         }
         carryCount = tail
         if emit > 0 {
