@@ -39,10 +39,36 @@ public enum NormalizedEvent: Equatable, Sendable, CustomStringConvertible {
 
 /// Which chunkings ``ChunkingCheck/verify(_:chunkings:report:)`` runs besides the whole input.
 public enum Chunkings: Sendable {
-    /// One byte at a time, then (when `everySplit`) split in two at every offset: the tests.
+    /// One byte at a time, in token-sized pieces, then (when `everySplit`) split in two at
+    /// every offset: the tests. The pieces are ``tokenSized`` with `everySplit`, else
+    /// ``tokenSample`` (the many random inputs of one test).
     case exhaustive(everySplit: Bool)
     /// Split in two at `split`, then in `chunk`-byte pieces: the fuzz target's cheaper sample.
     case sample(split: Int, chunk: Int)
+}
+
+extension Chunkings {
+    /// The piece sizes of the token-sized chunkings, each repeated to the end of the input:
+    /// sizes from 2 to 17 bytes, on both sides of the decoder's fast-path bounds (a chunk
+    /// packed in one word or two, at most 16 bytes with what it holds back), and mixes of
+    /// short and long pieces (bytes the fast path holds back, followed by a chunk too long for
+    /// it).
+    public static let tokenSized: [[Int]] = [2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17].map { [$0] } + [[1, 16], [5, 12], [3, 1, 9]]
+    /// A few of ``tokenSized``: one size, and a mix.
+    public static let tokenSample: [[Int]] = [[4], [3, 1, 9]]
+
+    /// The offsets that cut `count` bytes into pieces of the sizes, repeated in turn.
+    public static func offsets(cycling sizes: [Int], count: Int) -> [Int] {
+        var cuts: [Int] = []
+        var at = 0
+        var k = 0
+        while true {
+            at += sizes[k % sizes.count]
+            k += 1
+            guard at < count else { return cuts }
+            cuts.append(at)
+        }
+    }
 }
 
 /// Decodes inputs with fresh decoders of one configuration and checks each run's contracts.
@@ -179,6 +205,10 @@ public struct ChunkingCheck {
         switch chunkings {
         case .exhaustive(let everySplit):
             _ = compare("byte by byte", Array(0..<input.count))
+            for sizes in everySplit ? Chunkings.tokenSized : Chunkings.tokenSample where sizes.count > 1 || sizes[0] < input.count {
+                let label = "in \(sizes.map(String.init).joined(separator: ", "))-byte chunks"
+                _ = compare(label, Chunkings.offsets(cycling: sizes, count: input.count))
+            }
             if everySplit {
                 for s in 0...input.count where !compare("split at \(s)", [s]) { break }
             }

@@ -38,13 +38,6 @@ struct MarkerSet: Sendable {
     /// The distinct first bytes, and each repeated in all 8 bytes of a word (for SWAR).
     private let firstList: [UInt8]
     private let firstPatterns: [UInt64]
-    /// With one to four distinct first bytes, none of them zero: each repeated in all 8 bytes
-    /// of a word (the list repeated to four), for a chunk of at most 16 bytes tested as
-    /// two words (``test(lo:hi:count:)``).
-    private let wordPatterns: (UInt64, UInt64, UInt64, UInt64)?
-    /// How many first bytes the word test compares (1, 2, or 3 and 4 alike: one pattern or two
-    /// cost less than four).
-    private let patternCount: UInt8
     /// What a token-sized chunk's candidates are checked against: only for the sets a
     /// decoder's text fast path tests (`wordTest`), not for those grammars make as they go.
     private let candidates: CandidateCheck?
@@ -64,24 +57,19 @@ struct MarkerSet: Sendable {
             firsts.insert(m[0])
             firstBytes.insert(m[0])
         }
-        candidates = wordTest ? CandidateCheck(markers, follows: follows.isEmpty ? Array(repeating: nil, count: markers.count) : follows, firsts: firstBytes) : nil
+        // The word test: one to four first bytes, none of them zero (which would match the zero
+        // padding of a short chunk).
+        let sorted = firsts.sorted()
+        candidates = wordTest && (1...4).contains(sorted.count) && sorted[0] != 0
+            ? CandidateCheck(markers, follows: follows.isEmpty ? Array(repeating: nil, count: markers.count) : follows, firsts: firstBytes)
+            : nil
         soleFirst = firsts.count == 1 ? firsts.first : nil
         var second: UInt8? = markers.first.flatMap { $0.count >= 2 ? $0[1] : nil }
         for m in markers where m.count < 2 || m[1] != second { second = nil }
         soleSecond = second
         firstList = firsts.sorted()
         firstPatterns = firstList.map { UInt64($0) &* 0x0101_0101_0101_0101 }
-        // A first byte of 0 would match the zero padding of a short chunk: not for that test.
-        if (1...4).contains(firstPatterns.count) && firstList[0] != 0 {
-            // Padded by repeating the list, so that the test may stop at the count.
-            let patterns = firstPatterns
-            let p = (0..<4).map { patterns[$0 % patterns.count] }
-            wordPatterns = (p[0], p[1], p[2], p[3])
-        } else {
-            wordPatterns = nil
-        }
-        patternCount = UInt8(min(firstPatterns.count, 4))
-        wordTestReady = wordPatterns != nil && candidates != nil
+        wordTestReady = candidates != nil
         maxLength = markers.map(\.count).max() ?? 0
     }
 
@@ -119,22 +107,6 @@ struct MarkerSet: Sendable {
         case scan
     }
 
-    /// Bit 7 of each byte of `v` that equals one of the first bytes: a zero byte of
-    /// `v ^ pattern` is a hit, and `(x - 0x01…) & ~x & 0x80…` marks it. A byte just above a
-    /// hit may be marked too (the borrow), never a hit missed. Only with ``hasWordTest``.
-    @inline(__always)
-    private func candidateBits(_ v: UInt64) -> UInt64 {
-        let (p0, p1, p2, p3) = unsafe wordPatterns.unsafelyUnwrapped
-        let lows: UInt64 = 0x0101_0101_0101_0101
-        let x0 = v ^ p0
-        if patternCount == 1 { return (x0 &- lows) & ~x0 & 0x8080_8080_8080_8080 }
-        let x1 = v ^ p1
-        if patternCount == 2 { return ((x0 &- lows) & ~x0 | (x1 &- lows) & ~x1) & 0x8080_8080_8080_8080 }
-        let x2 = v ^ p2
-        let x3 = v ^ p3
-        return ((x0 &- lows) & ~x0 | (x1 &- lows) & ~x1 | (x2 &- lows) & ~x2 | (x3 &- lows) & ~x3) & 0x8080_8080_8080_8080
-    }
-
     /// Whether a marker may begin in a chunk of `count` (1 to 16) bytes, packed little-endian
     /// into `lo` and `hi` with the unused bytes zero (``EventText/pack(_:)``; the zero padding
     /// matches no first byte, none is zero). Only with ``hasWordTest``.
@@ -143,18 +115,19 @@ struct MarkerSet: Sendable {
     /// candidate looks further (``refine(lo:hi:count:_:_:)``).
     @inline(__always)
     func test(lo: UInt64, hi: UInt64, count: Int) -> WordTest {
-        let cl = candidateBits(lo)
-        let ch = count > 8 ? candidateBits(hi) : 0
+        let check = unsafe candidates.unsafelyUnwrapped
+        let (cl, ch) = check.hits(lo: lo, hi: hi)
         if cl | ch == 0 { return .text }
-        return unsafe candidates.unsafelyUnwrapped.refine(lo: lo, hi: hi, count: count, cl, ch)
+        return check.refine(lo: lo, hi: hi, count: count, cl, ch)
     }
 
     /// Whether no byte of `bytes` can begin a marker (the decoder's fast path for plain text).
     @inline(__always)
     func hasNoCandidate(in bytes: ArraySlice<UInt8>) -> Bool {
-        if bytes.count <= 16, wordPatterns != nil {
+        if bytes.count <= 16, let check = candidates {
             let (lo, hi) = EventText.pack(bytes)
-            return candidateBits(lo) | candidateBits(hi) == 0
+            let (cl, ch) = check.hits(lo: lo, hi: hi)
+            return cl | ch == 0
         }
         if bytes.count < 16 {
             // A few bytes (a server feeding tokens): a call to memchr costs more than looking,
@@ -298,26 +271,23 @@ final class CandidateCheck: Sendable {
 
     /// The bits of ``roles``.
     private enum Role {
-        /// Begins a marker.
-        static let first: UInt8 = 1
         /// Is a one-byte marker without a rule (any byte may follow it), or one of several
         /// with rules.
-        static let single: UInt8 = 2
+        static let single: UInt8 = 1
         /// Is the one-byte marker with ``rule``.
-        static let ruled: UInt8 = 4
+        static let ruled: UInt8 = 2
         /// Comes second in a marker of two bytes or more.
-        static let second: UInt8 = 8
+        static let second: UInt8 = 4
         /// The rule's classes: skipped after the marker, first of the name, rest of the name.
-        static let skip: UInt8 = 16
-        static let nameFirst: UInt8 = 32
-        static let nameRest: UInt8 = 64
+        static let skip: UInt8 = 8
+        static let nameFirst: UInt8 = 16
+        static let nameRest: UInt8 = 32
     }
 
     init(_ markers: [[UInt8]], follows: [FollowRule?], firsts: ByteSet) {
         var roles = InlineArray<256, UInt8>(repeating: 0)
         let ruled = zip(markers, follows).compactMap { m, rule in m.count == 1 ? rule.map { (m[0], $0) } : nil }
         let rule = ruled.count == 1 ? ruled[0].1 : nil
-        for b in 0..<256 where firsts.contains(UInt8(b)) { roles[b] |= Role.first }
         for (m, follow) in zip(markers, follows) {
             if m.count >= 2 {
                 roles[Int(m[1])] |= Role.second
@@ -334,14 +304,33 @@ final class CandidateCheck: Sendable {
         }
         self.roles = roles
         self.rule = rule
+        let list = (0..<256).compactMap { firsts.contains(UInt8($0)) ? UInt8($0) : nil }
+        precondition((1...4).contains(list.count) && list[0] != 0, "the word test takes one to four first bytes, none zero")
+        let lane = { (k: Int) in SIMD16<UInt8>(repeating: list[k % list.count]) }
+        lanes = (lane(0), lane(1), lane(2), lane(3))
     }
 
-    /// The most bytes a chunk may hold back (the decoder's `carry` holds four).
-    static let maxHeld = 4
+    /// Each first byte repeated in all 16 lanes (the list repeated to four).
+    private let lanes: (SIMD16<UInt8>, SIMD16<UInt8>, SIMD16<UInt8>, SIMD16<UInt8>)
 
-    /// The candidates one by one, in order: a byte that is no first byte (a false hit of the
-    /// word test) begins nothing; nor does one whose next byte comes second in no marker and
-    /// that is no one-byte marker, nor a one-byte marker whose rule fails. A candidate whose
+    /// The bytes of two packed words (16 lanes) equal to a first byte, as 0xFF in their place
+    /// (and 0 elsewhere) in two words: four compares, exact, with no branch (a mask joined
+    /// across a branch costs a widening after it). The zero padding of a short chunk matches
+    /// none.
+    @inline(__always)
+    func hits(lo: UInt64, hi: UInt64) -> (UInt64, UInt64) {
+        let v = unsafe unsafeBitCast(SIMD2<UInt64>(lo, hi), to: SIMD16<UInt8>.self)
+        let m = ((v .== lanes.0) .| (v .== lanes.1)) .| ((v .== lanes.2) .| (v .== lanes.3))
+        let w = unsafe unsafeBitCast(m, to: SIMD2<UInt64>.self)
+        return (w[0], w[1])
+    }
+
+    /// The most bytes a chunk may hold back (the decoder's `carry` holds eight).
+    static let maxHeld = 8
+
+    /// The candidates (the bytes ``hits(lo:hi:)`` marked) one by one, in order: one whose next
+    /// byte comes second in no marker and that is no one-byte marker begins nothing, nor does a
+    /// one-byte marker whose rule fails. A candidate whose
     /// next bytes have not come yet (it is the last byte, or its rule cannot tell) holds the
     /// rest back when it is ASCII and near the end; any other goes to the scanner.
     @inline(never)
@@ -356,13 +345,12 @@ final class CandidateCheck: Sendable {
         }
         // One bit per byte (bit k for byte k): the high bit of each byte gathered by a multiply.
         @inline(__always)
-        func gather(_ w: UInt64) -> UInt64 { ((w &>> 7) &* 0x0102_0408_1020_4080) &>> 56 }
+        func gather(_ w: UInt64) -> UInt64 { ((w &>> 7 & 0x0101_0101_0101_0101) &* 0x0102_0408_1020_4080) &>> 56 }
         var bits = (gather(cl) | gather(ch) &<< 8) & ((1 &<< UInt64(truncatingIfNeeded: count)) &- 1)
         while bits != 0 {
             let k = bits.trailingZeroBitCount
             bits &= bits &- 1
             let r = role(k)
-            guard r & Role.first != 0 else { continue }
             if k == count &- 1 { return hold(k) }
             if role(k &+ 1) & Role.second != 0 || r & Role.single != 0 { return .scan }
             guard r & Role.ruled != 0, let rule else { continue }

@@ -81,19 +81,19 @@ extension ToolCallDecoder {
         let total = held &+ chunk.count
         /// Byte `k` of the held bytes followed by the chunk.
         func byte(_ k: Int) -> UInt8 {
-            k < held ? UInt8(truncatingIfNeeded: carry >> UInt32(k &* 8)) : chunk[first &+ (k &- held)]
+            k < held ? UInt8(truncatingIfNeeded: carry >> UInt64(k &* 8)) : chunk[first &+ (k &- held)]
         }
         let tail = UTF8Boundary.unfinishedTail(count: total, byte)
         let emit = total &- tail
         if emit > 0 {
             // A held tail starts at a lead byte, so what is emitted covers the whole carry.
             let upTo = first &+ (emit &- held)
-            out.append(.text(held == 0 ? EventText(chunk[first..<upTo]) : EventText(carry: carry, count: held, chunk[first..<upTo])))
+            out.append(.text(held == 0 ? EventText(chunk[first..<upTo]) : EventText(carry: UInt32(truncatingIfNeeded: carry), count: held, chunk[first..<upTo])))
             window.skipEmpty(emit)
         }
         // The new carry: the last `tail` bytes of carry + chunk.
-        var c: UInt32 = 0
-        for k in 0..<tail { c |= UInt32(byte(emit &+ k)) << UInt32(k &* 8) }
+        var c: UInt64 = 0
+        for k in 0..<tail { c |= UInt64(byte(emit &+ k)) << UInt64(k &* 8) }
         self.carry = c
         carryCount = tail
     }
@@ -131,7 +131,7 @@ extension ToolCallDecoder {
     }
 
     mutating func moveCarryToWindow() {
-        for k in 0..<carryCount { window.append(byte: UInt8(truncatingIfNeeded: carry >> UInt32(k &* 8))) }
+        for k in 0..<carryCount { window.append(byte: UInt8(truncatingIfNeeded: carry >> UInt64(k &* 8))) }
         carry = 0
         carryCount = 0
     }

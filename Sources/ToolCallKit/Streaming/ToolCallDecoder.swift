@@ -147,18 +147,8 @@ public struct ToolCallDecoder: Sendable {
     /// `passEnd` were forwarded by ``forward(_:_:into:)`` and are not yet taken by the grammar.
     var passRun: PassThrough?
     var mode: Mode = .text
-    /// What the text fast path holds back outside the window (little-endian, `carryCount`
-    /// bytes): an unfinished UTF-8 sequence (up to 3 bytes), or up to 4 bytes from one that
-    /// may begin a marker (ASCII: its first byte is below 0x80, a UTF-8 tail's is not). The
-    /// window takes them before the next slow step.
-    var carry: UInt32 = 0
-    /// How many bytes `carry` holds (0 to 4): a byte, so that the small fields pack.
+    /// How many bytes `carry` holds (0 to 8): a byte, so that the small fields pack.
     var heldCount: UInt8 = 0
-    /// ``heldCount`` as a count.
-    @inline(__always) var carryCount: Int {
-        get { Int(heldCount) }
-        set { heldCount = UInt8(truncatingIfNeeded: newValue) }
-    }
     var grammarMade = false
     /// Whether visible (non-white-space) text has been emitted.
     var sawVisibleText = false
@@ -168,6 +158,17 @@ public struct ToolCallDecoder: Sendable {
     var plainText = false
     var openerChecked = false
     let wholeCalls: Bool
+    /// What the text fast path holds back outside the window (little-endian, `carryCount`
+    /// bytes): an unfinished UTF-8 sequence (up to 3 bytes), or up to 8 bytes from one that
+    /// may begin a marker (ASCII: its first byte is below 0x80, a UTF-8 tail's is not). The
+    /// window takes them before the next slow step. (Last, after the one-byte fields, which
+    /// fill the padding after `mode`.)
+    var carry: UInt64 = 0
+    /// ``heldCount`` as a count.
+    @inline(__always) var carryCount: Int {
+        get { Int(heldCount) }
+        set { heldCount = UInt8(truncatingIfNeeded: newValue) }
+    }
 
     /// Creates a decoder for one stream.
     ///
@@ -319,9 +320,9 @@ public struct ToolCallDecoder: Sendable {
         var (l, h) = words
         let held = carryCount
         if held > 0 {
-            let s = UInt64(truncatingIfNeeded: held &* 8)
-            h = h &<< s | l &>> (64 &- s)
-            l = l &<< s | UInt64(carry)
+            // Up to 8 held bytes before the chunk: a shift of the 128-bit whole.
+            let v = (UInt128(h) &<< 64 | UInt128(l)) &<< UInt128(truncatingIfNeeded: held &* 8) | UInt128(carry)
+            (l, h) = (UInt64(truncatingIfNeeded: v), UInt64(truncatingIfNeeded: v &>> 64))
         }
         let total = n &+ held
         var hold = -1
@@ -337,11 +338,11 @@ public struct ToolCallDecoder: Sendable {
         if tail == 0 {
             carry = 0
         } else {
-            // The held bytes (at most 4) from `emit`; only the emitted ones stay in the words
+            // The held bytes (1 to 8) from `emit`; only the emitted ones stay in the words
             // (the rest zero, as packed text has it).
             let v = UInt128(h) &<< 64 | UInt128(l)
             let s = UInt128(truncatingIfNeeded: emit &* 8)
-            carry = UInt32(truncatingIfNeeded: v &>> s) & UInt32(truncatingIfNeeded: (UInt64(1) &<< UInt64(truncatingIfNeeded: tail &* 8)) &- 1)
+            carry = UInt64(truncatingIfNeeded: v &>> s) & (UInt64.max &>> UInt64(truncatingIfNeeded: 64 &- tail &* 8))
             (l, h) = Self.prefix(l, h, count: emit)
         }
         carryCount = tail

@@ -5,7 +5,8 @@ import ToolCallKitTestSupport
 /// The chunking verifier of ToolCallKitTestSupport (``ChunkingCheck``), reporting to Swift
 /// Testing: every broken contract is an issue at the caller's source location.
 ///
-/// Chunkings: whole, one byte at a time, and split in two at every offset (see
+/// Chunkings: whole, one byte at a time, in token-sized pieces (2 to 17 bytes, and mixes of
+/// short and long), and split in two at every offset (see
 /// ``ChunkingCheck/normalize(_:input:label:report:)`` for the contracts of each run).
 struct ChunkingVerifier {
     typealias Normalized = NormalizedEvent

@@ -200,7 +200,7 @@ struct FormatFixtureTests {
         #expect(count >= 15, "\(format.rawValue): \(count) fixtures")
     }
 
-    @Test("whole, byte by byte and split at every offset", arguments: try fixtures())
+    @Test("whole, byte by byte, in token-sized pieces and split at every offset", arguments: try fixtures())
     func fixture(_ f: FormatFixture) throws {
         let verifier = ChunkingVerifier(format: f.format, tools: f.tools, options: f.options)
         let events = verifier.verify(f.input, everySplit: f.input.count <= 4096)
