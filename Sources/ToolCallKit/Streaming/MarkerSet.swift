@@ -57,17 +57,17 @@ struct MarkerSet: Sendable {
             firsts.insert(m[0])
             firstBytes.insert(m[0])
         }
+        let list = firsts.sorted()
         // The word test: one to four first bytes, none of them zero (which would match the zero
         // padding of a short chunk).
-        let sorted = firsts.sorted()
-        candidates = wordTest && (1...4).contains(sorted.count) && sorted[0] != 0
-            ? CandidateCheck(markers, follows: follows.isEmpty ? Array(repeating: nil, count: markers.count) : follows, firsts: firstBytes)
+        candidates = wordTest && (1...4).contains(list.count) && list[0] != 0
+            ? CandidateCheck(markers, follows: follows.isEmpty ? Array(repeating: nil, count: markers.count) : follows, firsts: list)
             : nil
         soleFirst = firsts.count == 1 ? firsts.first : nil
         var second: UInt8? = markers.first.flatMap { $0.count >= 2 ? $0[1] : nil }
         for m in markers where m.count < 2 || m[1] != second { second = nil }
         soleSecond = second
-        firstList = firsts.sorted()
+        firstList = list
         firstPatterns = firstList.map { UInt64($0) &* 0x0101_0101_0101_0101 }
         wordTestReady = candidates != nil
         maxLength = markers.map(\.count).max() ?? 0
@@ -284,7 +284,8 @@ final class CandidateCheck: Sendable {
         static let nameRest: UInt8 = 32
     }
 
-    init(_ markers: [[UInt8]], follows: [FollowRule?], firsts: ByteSet) {
+    /// - Parameter firsts: the markers' distinct first bytes (one to four, none zero).
+    init(_ markers: [[UInt8]], follows: [FollowRule?], firsts: [UInt8]) {
         var roles = InlineArray<256, UInt8>(repeating: 0)
         let ruled = zip(markers, follows).compactMap { m, rule in m.count == 1 ? rule.map { (m[0], $0) } : nil }
         let rule = ruled.count == 1 ? ruled[0].1 : nil
@@ -304,9 +305,8 @@ final class CandidateCheck: Sendable {
         }
         self.roles = roles
         self.rule = rule
-        let list = (0..<256).compactMap { firsts.contains(UInt8($0)) ? UInt8($0) : nil }
-        precondition((1...4).contains(list.count) && list[0] != 0, "the word test takes one to four first bytes, none zero")
-        let lane = { (k: Int) in SIMD16<UInt8>(repeating: list[k % list.count]) }
+        precondition((1...4).contains(firsts.count) && !firsts.contains(0), "the word test takes one to four first bytes, none zero")
+        let lane = { (k: Int) in SIMD16<UInt8>(repeating: firsts[k % firsts.count]) }
         lanes = (lane(0), lane(1), lane(2), lane(3))
     }
 
@@ -330,9 +330,9 @@ final class CandidateCheck: Sendable {
 
     /// The candidates (the bytes ``hits(lo:hi:)`` marked) one by one, in order: one whose next
     /// byte comes second in no marker and that is no one-byte marker begins nothing, nor does a
-    /// one-byte marker whose rule fails. A candidate whose
-    /// next bytes have not come yet (it is the last byte, or its rule cannot tell) holds the
-    /// rest back when it is ASCII and near the end; any other goes to the scanner.
+    /// one-byte marker whose rule fails. A candidate whose next bytes have not come yet (it is
+    /// the last byte, or its rule cannot tell) holds the rest back when it is ASCII and within
+    /// ``maxHeld`` bytes of the end; any other goes to the scanner.
     @inline(never)
     func refine(lo: UInt64, hi: UInt64, count: Int, _ cl: UInt64, _ ch: UInt64) -> MarkerSet.WordTest {
         @inline(__always)

@@ -75,6 +75,9 @@ extension ToolCallDecoder {
             window.skipEmpty(chunk.count)
             return
         }
+        // Only an unfinished UTF-8 character is held here (a possible marker's bytes go to the
+        // scanner with the chunk, `feedPlainChunk`): at most 3 bytes.
+        assert(carryCount <= 3)
         let first = chunk.startIndex
         let held = carryCount
         let carry = self.carry
