@@ -109,9 +109,10 @@ public struct ToolCallDecoder: Sendable {
     /// The tools with compiled validators, when ``Options/validate`` is on.
     @inline(__always) var validation: ToolSet? { setup.options.validate ? setup.context.tools : nil }
 
-    // The stream's state. Word-sized fields come first and the small ones last, so that the
-    // layout wastes no padding: an idle decoder is its storage (336 bytes) plus its setup and
-    // grammar context (176), and nothing else (`toolcall-bench --idle`). The hot paths read
+    // The stream's state. Word-sized fields come first, then the one-byte ones (which fill the
+    // padding after `mode`), then `carry`, so that the layout wastes no padding: an idle
+    // decoder is its storage (328 bytes) plus its setup and grammar context (176), and nothing
+    // else (`toolcall-bench --idle`). The hot paths read
     // the setup's plan in place (`setup.plan.laterSet`), never through a copy.
 
     /// The format's grammar. An idle decoder holds a placeholder (``IdleGrammar``, no heap):
