@@ -112,8 +112,8 @@ public struct ToolCallDecoder: Sendable {
     // The stream's state. Word-sized fields come first, then the one-byte ones (which fill the
     // padding after `mode`), then `carry`, so that the layout wastes no padding: an idle
     // decoder is its storage (328 bytes) plus its setup and grammar context (176), and nothing
-    // else (`toolcall-bench --idle`). The hot paths read
-    // the setup's plan in place (`setup.plan.laterSet`), never through a copy.
+    // else (`toolcall-bench --idle`). The hot paths read the setup's plan in place
+    // (`setup.plan.laterSet`), never through a copy.
 
     /// The format's grammar. An idle decoder holds a placeholder (``IdleGrammar``, no heap):
     /// the real one is made when the first frame begins (``grammarMade``).
