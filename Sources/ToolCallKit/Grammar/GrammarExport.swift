@@ -152,6 +152,7 @@ struct GrammarExporter {
         let multiple = options.parallelToolCalls && !layout.oneCallPerBlock
         var block = GrammarNode.empty
         var bare: GrammarNode? = nil
+        var blockWithoutClose: (GrammarNode, String)? = nil
         if !chosen.isEmpty {
             let call = try callChoice(chosen)
             let calls: GrammarNode = multiple ? .seq([call, .star(.seq([marker(layout.separator), call]))]) : call
@@ -160,6 +161,11 @@ struct GrammarExporter {
             let body = values.doc.add("block", .seq([open, calls, close]))
             block = body
             if layout.bareAtStart { bare = body }
+            // For xgrammar's tags: the block without its closing markup, which becomes the
+            // tag's end (a tag whose content is unbounded needs one).
+            if case .marker(let end) = close, !end.isEmpty {
+                blockWithoutClose = (.seq([open, calls]), end)
+            }
         }
         let trigger = layout.trigger
         let text = GrammarNode.text(TextRegion(excluded: excludes, end: ""))
@@ -202,7 +208,7 @@ struct GrammarExporter {
             main = .seq([.optional(block), main])
         }
         var doc = values.doc
-        let isLazy = options.target == .gbnf && lazyRoot != nil && !options.toolChoice.requiresCall && !chosen.isEmpty
+        let isLazy = options.target == .gbnf && lazyRoot != nil && !options.toolChoice.requiresCall && !chosen.isEmpty && !layout.bareAtStart
         doc.setRoot(isLazy ? lazyRoot! : main)
         var report = values.report
         if chosen.isEmpty && !layout.endsMessage {
@@ -231,8 +237,12 @@ struct GrammarExporter {
             if chosen.isEmpty || options.reasoningOpen || layout.bareAtStart {
                 structure = nil
             } else {
+                // The shortest marker the block's opener begins with triggers the tag: xgrammar
+                // refuses an excluded string inside a trigger, and such a marker is one.
+                let short = excludes.filter { trigger.hasPrefix($0) }.min { $0.utf8.count < $1.utf8.count } ?? trigger
                 structure = XGrammarShape(
-                    trigger: trigger, block: block, excludes: excludes.filter { $0 != trigger },
+                    trigger: short, begin: trigger, block: blockWithoutClose?.0 ?? block, end: blockWithoutClose?.1 ?? "",
+                    excludes: excludes.filter { !trigger.hasPrefix($0) },
                     atLeastOne: choice.requiresCall, stopAfterFirst: !manyBlocks,
                     reasoning: options.reasoning ? pairs.count > 1 ? pairs[1] : pairs[0] : nil,
                     reasoningExcludes: reasoningExcludes)
@@ -524,8 +534,12 @@ struct GrammarExporter {
 /// text with triggered blocks.
 struct XGrammarShape {
     let trigger: String
-    /// The block after its trigger.
+    /// The block's opening marker (the trigger begins it).
+    let begin: String
+    /// The block after `begin`, without `end`.
     let block: GrammarNode
+    /// The block's closing markup.
+    let end: String
     let excludes: [String]
     let atLeastOne: Bool
     let stopAfterFirst: Bool

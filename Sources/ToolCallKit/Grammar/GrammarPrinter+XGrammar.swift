@@ -11,8 +11,8 @@ extension GrammarPrinter {
     func xgrammar(shape: XGrammarShape?) -> String {
         var f: JSONValue
         if let shape {
-            let tag = obj(["type": .string("tag"), "begin": markerFormat(shape.trigger, asBegin: true),
-                           "content": format(shape.block), "end": .string("")])
+            let tag = obj(["type": .string("tag"), "begin": markerFormat(shape.begin, asBegin: true),
+                           "content": format(shape.block), "end": .string(shape.end)])
             var triggered: [(key: String, value: JSONValue)] = [
                 ("type", .string("triggered_tags")), ("triggers", .array([.string(shape.trigger)])),
                 ("tags", .array([tag])), ("at_least_one", .bool(shape.atLeastOne)),
