@@ -190,7 +190,7 @@ class Decoder:
             if v is True:
                 cmd.append("--" + k.replace("_", "-"))
         p = subprocess.run(cmd, input=data, capture_output=True, check=True)
-        return [json.loads(l) for l in p.stdout.decode().splitlines() if l.strip()]
+        return [json.loads(l) for l in p.stdout.decode().split("\n") if l.strip()]
 
 
 def verdict(events, markup, choice):
