@@ -486,7 +486,7 @@ struct GrammarExporter {
             let region = TextRegion(
                 excluded: t.valueExcludes, end: closeText, minCharacters: s["minLength"]?.intValue ?? 0,
                 maxCharacters: s["maxLength"]?.intValue, noEdge: edge)
-            return .text(region)
+            return values.text(region, at: path)
         }
         var alts: [GrammarNode] = []
         values.stringExcludes = "<"
@@ -497,7 +497,7 @@ struct GrammarExporter {
                 let region = TextRegion(
                     excluded: t.valueExcludes, end: closeText, minCharacters: max(1, s["minLength"]?.intValue ?? 0),
                     maxCharacters: s["maxLength"]?.intValue, noEdge: edge)
-                alts.append(.text(region))
+                alts.append(values.text(region, at: path))
                 continue
             }
             var one = s

@@ -95,7 +95,7 @@ struct ValueGrammar {
         }
     }
 
-    private func boundedRepeat(_ node: GrammarNode, min: Int, max: Int?) -> GrammarNode {
+    func boundedRepeat(_ node: GrammarNode, min: Int, max: Int?) -> GrammarNode {
         switch (min, max) {
         case (0, nil): return .star(node)
         case (1, nil): return .plus(node)
@@ -103,6 +103,47 @@ struct ValueGrammar {
         case (let a, let b?) where a == b && a == 1: return node
         default: return .repeatCount(node, min: min, max: max)
         }
+    }
+
+    // MARK: - Bounded text
+
+    /// The most states a bounded text region's automaton may have in a grammar without
+    /// intersection (GBNF, xgrammar's EBNF): the automaton is the exclusion automaton times the
+    /// character count, which grows with `maxLength` and the format's tags.
+    static let boundedTextStates = 256
+
+    /// A text region, then its end. Lark intersects the bounds with the exclusions itself; the
+    /// other targets need the product automaton, and when that is larger than
+    /// ``boundedTextStates`` the region is written with no character that begins an excluded
+    /// string (so no excluded string can occur, and the bounds are a plain repetition): stricter
+    /// than the parser, and reported.
+    mutating func text(_ region: TextRegion, at path: String) -> GrammarNode {
+        let bounded = region.minCharacters > 0 || region.maxCharacters != nil
+        guard bounded, target != "lark", TextAutomaton(region).states(limit: Self.boundedTextStates) == nil else {
+            return .text(region)
+        }
+        var starts = Set<UInt32>()
+        for e in region.excluded { if let u = e.unicodeScalars.first { starts.insert(u.value) } }
+        let inner = CharacterClass(starts.sorted().map { $0...$0 }, negated: true)
+        var edgeClass = inner
+        if let edge = region.noEdge { edgeClass.ranges = (edgeClass.ranges + edge.ranges).sorted { $0.lowerBound < $1.lowerBound } }
+        let lo = region.minCharacters, hi = region.maxCharacters
+        let shown = starts.sorted().compactMap { Unicode.Scalar($0).map { String($0) } }.joined()
+        note(path.isEmpty ? "#" : path, hi != nil ? "maxLength" : "minLength",
+             "with this format's tags needs more than \(Self.boundedTextStates) grammar states; the value is written without \(JSONValue.string(shown).jsonText)")
+        var alts: [GrammarNode] = []
+        if region.noEdge == nil {
+            alts.append(boundedRepeat(.characters(inner), min: lo, max: hi))
+        } else {
+            if lo == 0 { alts.append(.empty) }
+            if lo <= 1 && (hi ?? 1) >= 1 { alts.append(.characters(edgeClass)) }
+            if (hi ?? 2) >= 2 {
+                let middle = boundedRepeat(.characters(inner), min: max(0, lo - 2), max: hi.map { $0 - 2 })
+                alts.append(.seq([.characters(edgeClass), middle, .characters(edgeClass)]))
+            }
+        }
+        let end: GrammarNode = region.end.isEmpty ? .empty : .marker(region.end)
+        return .seq([.oneOf(alts), end])
     }
 
     // MARK: - Strings, numbers and literals per syntax
@@ -119,7 +160,7 @@ struct ValueGrammar {
             if min == 0 && max == nil { return sharedRule("py_string" + (stringExcludes.isEmpty ? "" : "_x")) { _ in .seq([.literal("'"), body, .literal("'")]) } }
             return .seq([.literal("'"), body, .literal("'")])
         case .gemma(let d):
-            return .seq([.literal(d), .text(TextRegion(excluded: [d], end: d, minCharacters: min, maxCharacters: max))])
+            return .seq([.literal(d), text(TextRegion(excluded: [d], end: d, minCharacters: min, maxCharacters: max), at: "")])
         }
     }
 

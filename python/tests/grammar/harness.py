@@ -30,7 +30,42 @@ def markers():
     return {d["name"]: d["markers"] for d in map(json.loads, out.splitlines())}
 
 
+_GRAMMARS = {}
+_TOOLS = {}
+
+
+def library():
+    """The Python package over the C library when TOOLCALLKIT_LIBRARY names one (in-process
+    grammars and decoders), else None (the CLI)."""
+    if not os.environ.get("TOOLCALLKIT_LIBRARY"):
+        return None
+    try:
+        import toolcallkit
+    except ImportError:
+        return None
+    return toolcallkit
+
+
+def tools_json(tools):
+    if tools not in _TOOLS:
+        with open(TOOLSETS[tools]) as f:
+            _TOOLS[tools] = json.load(f)
+    return _TOOLS[tools]
+
+
 def grammar(fmt, tools, target, choice="auto", parallel=True, extra=()):
+    """The grammar's text and its report lines (cached: the tests ask for the same ones)."""
+    key = (fmt, tools, target, choice, parallel, tuple(extra))
+    if key not in _GRAMMARS:
+        _GRAMMARS[key] = _grammar(fmt, tools, target, choice, parallel, extra)
+    return _GRAMMARS[key]
+
+
+def _grammar(fmt, tools, target, choice, parallel, extra):
+    lib = library()
+    if lib is not None and not extra:
+        g = lib.grammar(fmt, tools_json(tools), tool_choice=choice, parallel_tool_calls=parallel, target=target)
+        return g["grammar"] + "\n", g["report"]
     p = subprocess.run(
         [TOOLCALL, "grammar", "--format", fmt, "--tools", TOOLSETS[tools], "--target", target,
          "--tool-choice", choice, "--parallel-tool-calls", "true" if parallel else "false", *extra],
@@ -38,6 +73,13 @@ def grammar(fmt, tools, target, choice="auto", parallel=True, extra=()):
     assert p.returncode == 0, p.stderr
     report = [l for l in p.stderr.splitlines() if "not enforced" in l]
     return p.stdout, report
+
+
+def walk_literals(fmt, tools, choice, parallel):
+    """The literals of the policy's grammar (from its GBNF text, which spells every one): what
+    a walk types to steer to an end (backends.grammar_literals)."""
+    import backends
+    return backends.grammar_literals(grammar(fmt, tools, "gbnf", choice, parallel)[0])
 
 
 def call(name, args, id=None):
@@ -169,15 +211,9 @@ class Decoder:
     def __init__(self, fmt, tools, choice, parallel, extra=None):
         self.fmt, self.tools_path, self.choice, self.parallel = fmt, TOOLSETS[tools], choice, parallel
         self.extra = extra or {}
-        self.lib = None
-        if os.environ.get("TOOLCALLKIT_LIBRARY"):
-            try:
-                import toolcallkit
-                self.lib = toolcallkit
-                with open(self.tools_path) as f:
-                    self.tools = json.load(f)
-            except Exception:  # noqa: BLE001
-                self.lib = None
+        self.lib = library()
+        if self.lib is not None:
+            self.tools = tools_json(tools)
 
     def events(self, data):
         if self.lib is not None:
