@@ -122,13 +122,15 @@ test-grammar: grammar-deps
 # Thousands of random walks per format and target, decoded with --validate; prints the
 # accept/reject matrix and the walk counts (GRAMMAR_FUZZ_WALKS per format, target and tool set).
 GRAMMAR_FUZZ_WALKS ?= 1000
-grammar-fuzz: grammar-deps release
+grammar-fuzz: grammar-deps release lib
 	TOOLCALL_BIN=$(CURDIR)/$(BIN) TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) \
-	  $(VPY) python/tests/grammar/grammar_fuzz.py --walks $(GRAMMAR_FUZZ_WALKS)
+	  TOOLCALLKIT_LIBRARY=$(CURDIR)/dist/lib/libtoolcallkit.so PYTHONPATH=python/src \
+	  $(VPY) python/tests/grammar/grammar_fuzz.py --walks $(GRAMMAR_FUZZ_WALKS) $(GRAMMAR_FUZZ_FLAGS)
 
 # Export cost (100 tools) and compile time in each backend, and xgrammar's own tags beside ours.
-grammar-bench: grammar-deps release
+grammar-bench: grammar-deps release lib
 	TOOLCALL_BIN=$(CURDIR)/$(BIN) TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) \
+	  TOOLCALLKIT_LIBRARY=$(CURDIR)/dist/lib/libtoolcallkit.so PYTHONPATH=python/src \
 	  $(VPY) python/tests/grammar/grammar_bench.py
 
 # vLLM and SGLang without their dependencies (torch, CUDA ...), plus the pure-Python packages

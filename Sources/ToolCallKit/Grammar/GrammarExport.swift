@@ -242,7 +242,11 @@ struct GrammarExporter {
                 let short = excludes.filter { trigger.hasPrefix($0) }.min { $0.utf8.count < $1.utf8.count } ?? trigger
                 structure = XGrammarShape(
                     trigger: short, begin: trigger, block: blockWithoutClose?.0 ?? block, end: blockWithoutClose?.1 ?? "",
-                    excludes: excludes.filter { !trigger.hasPrefix($0) },
+                    // A string that begins with the trigger never stands in text (the trigger
+                    // dispatches to the tag first), and xgrammar 0.2.9 stops dispatching on a
+                    // trigger that an excluded string extends: text could then hold the opener
+                    // followed by anything. So neither kind is excluded.
+                    excludes: excludes.filter { !trigger.hasPrefix($0) && !$0.hasPrefix(short) },
                     atLeastOne: choice.requiresCall, stopAfterFirst: !manyBlocks,
                     reasoning: options.reasoning ? pairs.count > 1 ? pairs[1] : pairs[0] : nil,
                     reasoningExcludes: reasoningExcludes)
@@ -466,7 +470,6 @@ struct GrammarExporter {
             }
         }
         let types = Self.types(of: s, root: values.root)
-        let edge: CharacterClass? = t.stripsNewlines ? CharacterClass("\n") : nil
         if case .array(let vs)? = s["enum"] ?? s["const"].map({ .array([$0]) }) {
             var alts: [GrammarNode] = []
             for v in vs {
@@ -481,12 +484,8 @@ struct GrammarExporter {
             }
             return .oneOf(alts)
         }
-        if types == ["string"] || types.isEmpty && s["type"] == nil && false {
-            if s["pattern"] != nil { values.note(path, "pattern", "is not expressed for raw text values (\(options.target.rawValue))") }
-            let region = TextRegion(
-                excluded: t.valueExcludes, end: closeText, minCharacters: s["minLength"]?.intValue ?? 0,
-                maxCharacters: s["maxLength"]?.intValue, noEdge: edge)
-            return values.text(region, at: path)
+        if types == ["string"] {
+            return rawString(s, t, close: closeText, minimum: 0, at: path)
         }
         var alts: [GrammarNode] = []
         values.stringExcludes = "<"
@@ -494,10 +493,8 @@ struct GrammarExporter {
         let list = types.isEmpty ? ["string", "number", "boolean", "null", "array", "object"] : types
         for ty in list {
             if ty == "string" {
-                let region = TextRegion(
-                    excluded: t.valueExcludes, end: closeText, minCharacters: max(1, s["minLength"]?.intValue ?? 0),
-                    maxCharacters: s["maxLength"]?.intValue, noEdge: edge)
-                alts.append(values.text(region, at: path))
+                // Not empty: an empty value is read as the other types' null or as "".
+                alts.append(rawString(s, t, close: closeText, minimum: 1, at: path))
                 continue
             }
             var one = s
@@ -509,6 +506,26 @@ struct GrammarExporter {
             alts.append(.seq([values.value(one, .json, at: path), close]))
         }
         return .oneOf(alts)
+    }
+
+    /// A string as a tagged parameter's raw text, then the parameter's close: its `pattern`'s
+    /// language without the characters that begin the format's tags (and without newlines where
+    /// the parser strips them at the edges), or text that holds no tag, by its length bounds
+    /// (at least `minimum` characters).
+    mutating func rawString(_ s: JSONValue, _ t: CallLayout.TaggedArguments, close closeText: String, minimum: Int, at path: String) -> GrammarNode {
+        var removed = ScalarSet(t.valueExcludes.compactMap { $0.unicodeScalars.first }.map { $0.value...$0.value })
+        if t.stripsNewlines { removed = removed.union(ScalarSet("\n")) }
+        if minimum > 0, case .string(let p)? = s["pattern"], PatternNode.parse(p)?.admitsEmpty ?? false {
+            // A grammar cannot intersect the pattern with "not empty".
+            values.note(path, "pattern", "admits an empty value, which this union of types cannot write; not enforced")
+        } else if let body = values.patternBody(s, removing: removed, at: path, spell: { $0.node }) {
+            return .seq([body, marker(closeText)])
+        }
+        let edge: CharacterClass? = t.stripsNewlines ? CharacterClass("\n") : nil
+        let region = TextRegion(
+            excluded: t.valueExcludes, end: closeText, minCharacters: max(minimum, s["minLength"]?.intValue ?? 0),
+            maxCharacters: s["maxLength"]?.intValue, noEdge: edge)
+        return values.text(region, at: path)
     }
 
     /// Members in order, each required or optional, with `separator` between two written ones.

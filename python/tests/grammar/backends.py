@@ -63,9 +63,10 @@ def _stub_heavy_modules():
 def _walk(name, session, rng, budget, limit, stop, literals):
     """A random walk: at each step a random allowed unit (byte or code point) from the
     session's mask, until the grammar may end and the walk stops (with probability `stop`,
-    always past the budget). Past the budget the walk steers to an end: with probability one
-    half it types one of the grammar's `literals` that fits here in full (a close tag, a
-    marker; a random unit seldom spells one), else it leans to closing punctuation."""
+    always past the budget). Now and then (one step in twenty) the walk types one of the
+    grammar's `literals` that fits here in full (a trigger, a name, a key, a close tag: a
+    random unit seldom spells one), so that walks reach calls; past the budget it does so
+    every other step, else leans to closing punctuation, to steer to an end."""
     literals = list(literals or ())
     for steps in range(limit):
         allowed, can_end = session.allowed()
@@ -73,7 +74,7 @@ def _walk(name, session, rng, budget, limit, stop, literals):
             return session.output()
         if not allowed:
             raise AssertionError(f"{name}: dead end after {session.output()!r}")
-        if steps > budget and literals and rng.random() < 0.5:
+        if literals and rng.random() < (0.5 if steps > budget else 0.05):
             typed = False
             for lit in rng.sample(literals, min(12, len(literals))):
                 if session.try_string(lit):
@@ -82,7 +83,7 @@ def _walk(name, session, rng, budget, limit, stop, literals):
             if typed:
                 continue
         session.accept(_pick(rng, allowed, steps, budget))
-    return None
+    return None if not os.environ.get("WALK_DEBUG") else session.output()
 
 
 def grammar_literals(gbnf_text):
@@ -103,11 +104,16 @@ def grammar_literals(gbnf_text):
 
 
 def _pick(rng, allowed, steps, budget):
-    """A random choice among allowed byte values, leaning to closers past the budget."""
+    """A random choice among allowed units, leaning to closers past the budget and to
+    printable ASCII before it (uniform bytes would be mostly stray UTF-8 continuations)."""
     if steps > budget:
         close = [b for b in allowed if b in CLOSERS]
         if close and rng.random() < 0.9:
             return rng.choice(close)
+    elif rng.random() < 0.7:
+        ascii_ = [b for b in allowed if 0x20 <= b < 0x7F or b == 0x0A]
+        if ascii_:
+            return rng.choice(ascii_)
     return rng.choice(allowed)
 
 
@@ -137,7 +143,7 @@ class XGrammar(_Cached):
                 return False, i
         return (m.accept_token(EOS) and m.is_terminated()), len(data)
 
-    def walk(self, compiled, rng, budget=400, limit=6000, stop=0.25, literals=()):
+    def walk(self, compiled, rng, budget=400, limit=6000, stop=0.03, literals=()):
         return _walk("xgrammar", _XGrammarSession(self, compiled), rng, budget, limit, stop, literals)
 
 
@@ -181,7 +187,7 @@ class LLGuidance(_Cached):
             return False, len(data)
         return (m.consume_token(EOS) and m.is_stopped()), len(data)
 
-    def walk(self, g, rng, budget=400, limit=6000, stop=0.25, literals=()):
+    def walk(self, g, rng, budget=400, limit=6000, stop=0.03, literals=()):
         return _walk("llguidance", _LLGuidanceSession(self, g), rng, budget, limit, stop, literals)
 
 
@@ -269,7 +275,7 @@ class GBNF(_Cached):
                 merged.append([lo, hi])
         return [tuple(r) for r in merged]
 
-    def walk(self, compiled, rng, budget=400, limit=6000, stop=0.25, literals=()):
+    def walk(self, compiled, rng, budget=400, limit=6000, stop=0.03, literals=()):
         """A walk of the grammar from its root (for a lazy grammar: from its trigger on)."""
         session = _GBNFSession(self, compiled[0])
         try:

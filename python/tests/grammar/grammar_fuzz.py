@@ -48,19 +48,25 @@ def main():
         print(f"{fmt:<14}" + "".join(f"{r:>12}" for r in row))
     print()
     print(f"random walks ({a.walks} per format, target and configuration), decoded with --validate")
-    configs = [("weather", "auto", True), ("weather", "required", False), ("mixed", "auto", True), ("weather", "get_weather", True)]
+    configs = [("weather", "auto", True), ("weather", "required", False), ("mixed", "auto", True), ("weather", "get_weather", True),
+               ("patterns", "required", True)]
     rng = random.Random(a.seed)
+    if H.library() is None:
+        print("(decoding with one toolcall process per walk: set TOOLCALLKIT_LIBRARY for in-process decoding)")
+    totals = {t: [0, 0, 0, 0] for t in targets}
     for fmt in formats:
         for t in targets:
             started = time.time()
-            done = bad = calls = 0
+            done = bad = calls = unfinished = 0
             for tools, choice, parallel in configs:
                 text, _ = H.grammar(fmt, tools, t, choice, parallel)
                 c = bk[t].compile(text)
                 dec = H.Decoder(fmt, tools, choice, parallel)
+                literals = H.walk_literals(fmt, tools, choice, parallel)
                 for _ in range(a.walks):
-                    out = bk[t].walk(c, rng)
+                    out = bk[t].walk(c, rng, literals=literals)
                     if out is None:
+                        unfinished += 1
                         continue
                     events = dec.events(out)
                     why = H.verdict(events, markers[fmt], choice)
@@ -71,7 +77,11 @@ def main():
                         if bad <= 3:
                             print(f"  BAD WALK {fmt} {t} {tools}/{choice}: {why}\n    {out[:240]!r}")
             failures += bad
-            print(f"{fmt:<14} {t:<9} {done:>6} walks, {calls:>6} calls, {bad} bad ({time.time() - started:.0f} s)", flush=True)
+            for i, v in enumerate((done, calls, bad, unfinished)):
+                totals[t][i] += v
+            print(f"{fmt:<14} {t:<9} {done:>6} walks, {calls:>6} calls, {bad} bad, {unfinished} unfinished ({time.time() - started:.0f} s)", flush=True)
+    for t, (done, calls, bad, unfinished) in totals.items():
+        print(f"{'all':<14} {t:<9} {done:>6} walks, {calls:>6} calls, {bad} bad, {unfinished} unfinished")
     sys.exit(1 if failures else 0)
 
 

@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 FIXTURES = os.path.join(ROOT, "Fixtures", "grammar")
 TOOLCALL = os.environ.get("TOOLCALL_BIN", os.path.join(ROOT, ".build", "debug", "toolcall"))
-TOOLSETS = {"weather": os.path.join(FIXTURES, "weather.tools.json"), "mixed": os.path.join(FIXTURES, "mixed.tools.json")}
+TOOLSETS = {name: os.path.join(FIXTURES, f"{name}.tools.json") for name in ("weather", "mixed", "patterns")}
 TARGETS = ["xgrammar", "lark", "gbnf"]
 # (tool_choice, parallel_tool_calls)
 POLICIES = [("auto", True), ("auto", False), ("required", True), ("required", False), ("none", True), ("get_weather", True)]
@@ -24,10 +24,16 @@ def formats():
     return [line.split("\t")[0] for line in out.splitlines() if line.strip()]
 
 
+_MARKERS = {}
+
+
 def markers():
     """Every format's markers (start and stray) and reasoning markers."""
+    if _MARKERS:
+        return _MARKERS
     out = subprocess.run([TOOLCALL, "formats", "--json"], capture_output=True, text=True, check=True).stdout
-    return {d["name"]: d["markers"] for d in map(json.loads, out.splitlines())}
+    _MARKERS.update({d["name"]: d["markers"] for d in map(json.loads, out.splitlines())})
+    return _MARKERS
 
 
 _GRAMMARS = {}
@@ -79,7 +85,9 @@ def walk_literals(fmt, tools, choice, parallel):
     """The literals of the policy's grammar (from its GBNF text, which spells every one): what
     a walk types to steer to an end (backends.grammar_literals)."""
     import backends
-    return backends.grammar_literals(grammar(fmt, tools, "gbnf", choice, parallel)[0])
+    lits = backends.grammar_literals(grammar(fmt, tools, "gbnf", choice, parallel)[0])
+    # The format's markers weigh more: they are what starts a call.
+    return lits + [m for m in markers()[fmt] if m in lits] * 8
 
 
 def call(name, args, id=None):
@@ -173,10 +181,38 @@ def cases(fmt, choice, parallel):
         broken = broken_marker(fmt, good)
         if broken is not None:
             out.append(("broken_marker", "reject", broken))
+        # The format's first start marker followed by what is no call: in text after a call
+        # (or in the first text for auto), it must not pass as text.
+        stray = markers()[fmt][0].encode() + b"oops"
+        if choice == "auto":
+            out.append(("stray_marker_in_text", "reject", TEXT.encode() + b" " + stray))
+        if parallel and choice != "none":
+            out.append(("stray_marker_after_call", "reject", r(one, text) + b" " + stray))
         smuggled = smuggle(fmt, good)
         if smuggled is not None:
             out.append(("smuggled_close_tag", "reject", smuggled))
     return out
+
+
+def pattern_cases(fmt):
+    """(id, expect, bytes) for the patterns tools (tool_choice required, one call)."""
+    def r(args):
+        return render(fmt, [call("book_flight", args)], None)
+    ok = {"origin": "SFO", "date": "2024-05-01"}
+    return [
+        ("minimal", "accept", r(ok)),
+        ("all", "accept", r({**ok, "reference": "AB-42", "seat": "12C"})),
+        # JSON Schema searches a pattern; xgrammar's own JSON schemas match it whole (stricter),
+        # so this one is "native" (refused by xgrammar's json_schema, accepted elsewhere).
+        ("reference_inside", "native", r({**ok, "reference": "my AB-42 ref"})),
+        ("aisle", "accept", r({**ok, "reference": "AB7", "seat": "aisle"})),
+        ("origin_long", "reject", r({**ok, "origin": "SFOX"})),
+        ("origin_lower", "reject", r({**ok, "origin": "sfo"})),
+        ("date_short", "reject", r({**ok, "date": "2024-5-01"})),
+        ("reference_missing_part", "reject", r({**ok, "reference": "AB-"})),
+        ("seat_row_zero", "reject", r({**ok, "seat": "0A"})),
+        ("seat_anchor", "reject", r({**ok, "seat": "aisle seat"})),
+    ]
 
 
 def broken_marker(fmt, text):
