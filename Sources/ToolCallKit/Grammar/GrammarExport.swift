@@ -145,7 +145,22 @@ struct GrammarExporter {
         return out.filter { !$0.isEmpty && seen.insert($0).inserted }
     }
 
-    mutating func export() throws(GrammarExportError) -> ExportedGrammar {
+    /// What ``build()`` makes: the document's rules are in ``values``; the roots are here.
+    struct Built {
+        /// The whole language (what the grammar admits from the start of the output).
+        var main: GrammarNode
+        /// For `auto` without reasoning: the language from the first block on (a lazy grammar's
+        /// root).
+        var lazyRoot: GrammarNode?
+        var chosen: [ToolDefinition]
+        var excludes: [String]
+        var block: GrammarNode
+        var blockWithoutClose: (GrammarNode, String)?
+        var manyBlocks: Bool
+    }
+
+    /// The grammar's language as nodes (its rules go into ``values``' document).
+    mutating func build() throws(GrammarExportError) -> Built {
         let chosen = try chosenTools()
         let excludes = textExcludes
         // Blocks: one call (parallel off) or a list of calls.
@@ -207,13 +222,32 @@ struct GrammarExporter {
             let block = GrammarNode.seq([.marker(pair.open), .text(TextRegion(excluded: reasoningExcludes, end: pair.close)), afterReasoning])
             main = .seq([.optional(block), main])
         }
+        return Built(
+            main: main, lazyRoot: lazyRoot, chosen: chosen, excludes: excludes, block: block,
+            blockWithoutClose: blockWithoutClose, manyBlocks: manyBlocks)
+    }
+
+    /// The grammar document with its whole language as root, before any target prints it
+    /// (what the tests match outputs against).
+    mutating func document() throws(GrammarExportError) -> GrammarDocument {
+        let b = try build()
+        var doc = values.doc
+        doc.setRoot(b.main)
+        return doc
+    }
+
+    mutating func export() throws(GrammarExportError) -> ExportedGrammar {
+        let b = try build()
+        let (main, lazyRoot, chosen, excludes, block, blockWithoutClose, manyBlocks) =
+            (b.main, b.lazyRoot, b.chosen, b.excludes, b.block, b.blockWithoutClose, b.manyBlocks)
+        let trigger = layout.trigger
+        let choice = options.toolChoice
+        let pairs = format.definition.reasoning.pairs
+        let reasoningExcludes = pairs.map(\.close) + format.definition.reasoning.endedBy
         var doc = values.doc
         let isLazy = options.target == .gbnf && lazyRoot != nil && !options.toolChoice.requiresCall && !chosen.isEmpty && !layout.bareAtStart
         doc.setRoot(isLazy ? lazyRoot! : main)
         var report = values.report
-        if chosen.isEmpty && !layout.endsMessage {
-            // nothing to add
-        }
         for t in chosen where (t.parameters["properties"]?.objectValue ?? []).isEmpty && !Self.argumentsAreJSON(layout) {
             if t.parameters["additionalProperties"] != .bool(false) {
                 report.append("tool \(JSONValue.string(t.name).jsonText): declares no properties, so the \(format.rawValue) grammar writes its calls without arguments (\(options.target.rawValue))")

@@ -195,24 +195,11 @@ def cases(fmt, choice, parallel):
 
 
 def pattern_cases(fmt):
-    """(id, expect, bytes) for the patterns tools (tool_choice required, one call)."""
-    def r(args):
-        return render(fmt, [call("book_flight", args)], None)
-    ok = {"origin": "SFO", "date": "2024-05-01"}
-    return [
-        ("minimal", "accept", r(ok)),
-        ("all", "accept", r({**ok, "reference": "AB-42", "seat": "12C"})),
-        # JSON Schema searches a pattern; xgrammar's own JSON schemas match it whole (stricter),
-        # so this one is "native" (refused by xgrammar's json_schema, accepted elsewhere).
-        ("reference_inside", "native", r({**ok, "reference": "my AB-42 ref"})),
-        ("aisle", "accept", r({**ok, "reference": "AB7", "seat": "aisle"})),
-        ("origin_long", "reject", r({**ok, "origin": "SFOX"})),
-        ("origin_lower", "reject", r({**ok, "origin": "sfo"})),
-        ("date_short", "reject", r({**ok, "date": "2024-5-01"})),
-        ("reference_missing_part", "reject", r({**ok, "reference": "AB-"})),
-        ("seat_row_zero", "reject", r({**ok, "seat": "0A"})),
-        ("seat_anchor", "reject", r({**ok, "seat": "aisle seat"})),
-    ]
+    """(id, expect, bytes) for the patterns tools (tool_choice required, one call), from
+    Fixtures/grammar/pattern-cases.json (the Swift tests read it too)."""
+    with open(os.path.join(FIXTURES, "pattern-cases.json")) as f:
+        doc = json.load(f)
+    return [(c["name"], c["expect"], render(fmt, [call(doc["tool"], c["arguments"])], None)) for c in doc["cases"]]
 
 
 def broken_marker(fmt, text):
