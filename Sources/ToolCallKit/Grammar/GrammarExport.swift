@@ -180,6 +180,14 @@ struct GrammarExporter {
             // tag's end (a tag whose content is unbounded needs one).
             if case .marker(let end) = close, !end.isEmpty {
                 blockWithoutClose = (.seq([open, calls]), end)
+            } else if options.target == .xgrammar, layout.oneCallPerBlock, case .markup(let last)? = layout.call.last,
+                      let end = format.definition.markerTexts.filter({ !$0.isEmpty && last.hasSuffix($0) }).max(by: { $0.utf8.count < $1.utf8.count }) {
+                // A block of one call that ends with one of the format's markers (`</tool_call>`):
+                // the marker is the tag's end, so that it can be a token there.
+                let trimmed = Array(layout.call.dropLast()) + [.markup(String(last.dropLast(end.count)))]
+                var alts: [GrammarNode] = []
+                for t in chosen { alts.append(values.doc.add("call_" + t.name, try pieces(trimmed, tool: t))) }
+                blockWithoutClose = (.seq([open, .oneOf(alts)]), end)
             }
         }
         let trigger = layout.trigger
@@ -260,7 +268,14 @@ struct GrammarExporter {
             if isLazy {
                 let triggers = Self.unique([trigger] + excludes)
                 var obj: [(key: String, value: JSONValue)] = [("grammar", .string(gbnf)), ("grammar_lazy", .bool(true))]
-                obj.append(("grammar_triggers", .array(triggers.map { .object([("type", .string("word")), ("value", .string($0))]) })))
+                // llama.cpp's server reads a trigger's type as a number: 0 a token (with its
+                // id), 1 a word.
+                obj.append(("grammar_triggers", .array(triggers.map { t in
+                    if let id = options.specialTokens[t] {
+                        return .object([("type", .number("0")), ("value", .string(t)), ("token", .number(String(id)))])
+                    }
+                    return .object([("type", .number("1")), ("value", .string(t))])
+                })))
                 return ExportedGrammar(target: .gbnf, text: JSONValue.object(obj).jsonText, lazy: true, triggerWords: triggers, report: report)
             }
             return ExportedGrammar(target: .gbnf, text: gbnf, lazy: false, triggerWords: [], report: report)

@@ -221,7 +221,7 @@ class GBNF(_Cached):
         if text.lstrip().startswith("{"):
             doc = json.loads(text)
             if doc.get("grammar_lazy"):
-                triggers = [t["value"] for t in doc["grammar_triggers"] if t.get("type", "word") == "word"]
+                triggers = [t["value"] for t in doc["grammar_triggers"]]  # llama.cpp: type 0 a token (and its text), 1 a word
             text = doc["grammar"]
         g = self.lib.tck_gbnf_parse(text.encode())
         if not g:

@@ -252,6 +252,14 @@ class Decoder:
         return [json.loads(l) for l in p.stdout.decode().split("\n") if l.strip()]
 
 
+def valid_utf8(data):
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
 def verdict(events, markup, choice):
     """Why a walk's decoding is not clean (None when it is)."""
     calls = [e for e in events if e["type"] == "tool_call"]
