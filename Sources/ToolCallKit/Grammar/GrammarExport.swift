@@ -276,6 +276,10 @@ struct GrammarExporter {
                     }
                     return .object([("type", .number("1")), ("value", .string(t))])
                 })))
+                if !options.specialTokens.isEmpty {
+                    // The server keeps these as single tokens (its `preserved_tokens`).
+                    obj.append(("preserved_tokens", .array(options.specialTokens.keys.sorted().map { .string($0) })))
+                }
                 return ExportedGrammar(target: .gbnf, text: JSONValue.object(obj).jsonText, lazy: true, triggerWords: triggers, report: report)
             }
             return ExportedGrammar(target: .gbnf, text: gbnf, lazy: false, triggerWords: [], report: report)

@@ -36,6 +36,8 @@ struct ValueGrammar {
     /// The target's name, for report lines.
     let target: String
     private var refRules: [String: String] = [:]
+    /// Whether a bounded region's automaton fits in ``boundedTextStates``, by region.
+    private var regionFits: [TextRegion: Bool] = [:]
     private var shared: [String: GrammarNode] = [:]
     private var depth = 0
 
@@ -127,9 +129,11 @@ struct ValueGrammar {
     /// than the parser, and reported.
     mutating func text(_ region: TextRegion, at path: String) -> GrammarNode {
         let bounded = region.minCharacters > 0 || region.maxCharacters != nil
-        guard bounded, TextAutomaton(region).states(limit: Self.boundedTextStates) == nil else {
-            return .text(region)
-        }
+        guard bounded else { return .text(region) }
+        // Every tool's parameters bring the same few regions: the automaton is counted once.
+        let fits = regionFits[region] ?? (TextAutomaton(region).states(limit: Self.boundedTextStates) != nil)
+        regionFits[region] = fits
+        guard !fits else { return .text(region) }
         var starts = Set<UInt32>()
         for e in region.excluded { if let u = e.unicodeScalars.first { starts.insert(u.value) } }
         let inner = CharacterClass(starts.sorted().map { $0...$0 }, negated: true)

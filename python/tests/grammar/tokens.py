@@ -19,8 +19,12 @@ import os
 import backends as B
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+ALL_TOKENIZERS = ("gpt2", "llama", "falcon-7b", "openllama-chinese-english-3b")
+# GRAMMAR_TOKENIZERS: names (comma-separated) or "all" (the default); `make test` runs one of
+# each decoder family (gpt2: byte-level, llama: byte fallback), `make test-grammar` all four.
+_chosen = os.environ.get("GRAMMAR_TOKENIZERS", "all")
 TOKENIZERS = [os.path.join(ROOT, "Fixtures", "tokenizers", f"{name}-with-markers.tokenizer.json")
-              for name in ("gpt2", "llama", "falcon-7b", "openllama-chinese-english-3b")]
+              for name in ALL_TOKENIZERS if _chosen == "all" or name in _chosen.split(",")]
 
 
 class Vocabulary:
