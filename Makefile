@@ -91,7 +91,7 @@ test-embed: $(VPY)
 	@$(MAKE) --no-print-directory test-python
 
 test-python: $(VPY)
-	@$(VPY) -c "import pytest" 2>/dev/null || $(VPY) -m pip install -q pytest
+	@$(VPY) -c "import pytest, jinja2" 2>/dev/null || $(VPY) -m pip install -q pytest "jinja2>=3.1.6"
 	TOOLCALLKIT_LIBRARY=$(CURDIR)/$(EMBED)/lib/libtoolcallkit.so TOOLCALL_BIN=$(CURDIR)/.build/debug/toolcall \
 	  PYTHONPATH=python/src $(VPY) -m pytest -q -rs python/tests
 

@@ -6,7 +6,7 @@ enum Help {
     static let version = "0.1.0"
 
     static let formats = """
-          NAME                    \(wrapped("A format: " + ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ") + " (case names such as xmlFunction are accepted too). `toolcall formats` lists them, `toolcall infer DIR` names a model folder's."))
+          NAME                    \(wrapped("A format: " + ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ") + " (case names such as xmlFunction are accepted too), or a model variant of one: " + ToolCallFormat.variants.map(\.rawValue).joined(separator: ", ") + ". `toolcall formats` lists them, `toolcall infer DIR` names a model folder's."))
         """
 
     /// `text` in lines of at most 61 characters, every line after the first indented to the

@@ -26,7 +26,8 @@ extension FormatDefinition {
             templates: [TemplateSignature(rank: 30, "<start_function_call>", .literal(["<start_function_call>"]))],
             tokens: [("<start_function_call>", 30)]),
         renderer: FormatRenderer { format, calls, text throws(RenderError) in
-            try CallRenderer.gemma(calls, text: text, start: "<start_function_call>", end: "<end_function_call>", delimiter: "<escape>")
+            try CallRenderer.gemma(calls, text: text, start: "<start_function_call>", end: "<end_function_call>",
+                                  style: CallRenderer.GemmaStyle(delimiter: Array("<escape>".utf8)))
         },
         fuzzWords: ["call:", "<escape>"],
         familyNames: (["functiongemma", "function_gemma"], "FunctionGemma writes"))
