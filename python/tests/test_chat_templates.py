@@ -21,6 +21,9 @@ MODELS = os.path.join(FIXTURES, "models")
 SEED = 20250115
 RANDOM_CASES = 24
 CASES = oracle.written_cases() + oracle.random_cases(RANDOM_CASES, SEED)
+# `toolcall render` runs as a process per case: the written cases and the first random ones
+# are compared with the template (decoding, in process, covers them all).
+RENDERED = {c["name"] for c in CASES[:len(CASES) - RANDOM_CASES + 8]}
 
 
 def has_edge_newline(case):
@@ -213,7 +216,7 @@ def test_template_turns_decode_and_render(folder, env, cli):
         # Render: `toolcall render` must write the template's call text, with the content
         # when the template writes it.
         span = oracle.call_span(events) if not bad else None
-        if span is None:
+        if span is None or case["name"] not in RENDERED:
             continue
         wrote_content = bool(content and content.strip() and content in completion)
         out, err = _render(cli, fmt, case, ids, content if wrote_content else None)

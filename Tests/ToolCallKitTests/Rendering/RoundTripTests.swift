@@ -195,13 +195,18 @@ struct RoundTripTests {
         var rendered = 0
         var refused = 0
         var decodes = 0
-        // A model variant is held to its base format's expectations (it writes the same values).
+        // A model variant is held to its base format's expectations, except that it may write
+        // what its base cannot (mistral31 writes names as JSON strings): then the round trip
+        // must hold.
         let base = format.variantOf ?? format
         for row in roundTripTable {
             let label = row.name
-            switch RoundTrip.check(format, row.calls, text: row.text, everySplit: row.everySplit, label: label, sourceLocation: row.sourceLocation) {
+            // A variant decodes with its base's grammar, which the base's rows split at every
+            // offset already: its own are decoded whole and byte by byte.
+            let everySplit = row.everySplit && (base == format || format == .lfm25)
+            switch RoundTrip.check(format, row.calls, text: row.text, everySplit: everySplit, label: label, sourceLocation: row.sourceLocation) {
             case .success(let outcome):
-                #expect(row.cannot[base] == nil, "[\(label)] \(format.rawValue) rendered what it cannot express", sourceLocation: row.sourceLocation)
+                #expect(row.cannot[base] == nil || base != format, "[\(label)] \(format.rawValue) rendered what it cannot express", sourceLocation: row.sourceLocation)
                 rendered += 1
                 decodes += outcome.decodes
             case .failure(let error):
