@@ -28,6 +28,12 @@
 //   a wrapper opener ends an open block and is parsed as a call.
 
 extension FormatDefinition {
+    /// One `<｜DSML｜function_calls>\n` block of invokes, each parameter with its `string` flag
+    /// (``renderDeepSeekV32``).
+    static let dsmlLayout = CallLayout.tagged(
+        dsmlTags, wrapperPerCall: false, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
+        afterValue: "\n", afterFunction: "\n", stringFlag: true, quoted: true, stripsNewlines: true)
+
     static let deepseekV32: FormatDefinition = FormatDefinition(
         name: "deepseek_v32",
         summary: #"DeepSeek V3.2 and V4 (DSML). Example: <｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="true">v</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>"#,
@@ -37,6 +43,7 @@ extension FormatDefinition {
             parserNames: ["deepseek_v32", "deepseekv32", "deepseek_v3_2", "dsml"],
             templates: [TemplateSignature(rank: 15, "DSML markup (｜DSML｜)", .literal(["｜DSML｜"]))],
             modelTypes: [ModelTypeRule(rank: 45, prefix: "deepseek_v32", format: "deepseek_v32")]),
+        layout: dsmlLayout,
         renderer: FormatRenderer { format, calls, text throws(RenderError) in
             try renderDSML(format, calls, text, wrapper: "function_calls")
         },
@@ -45,12 +52,18 @@ extension FormatDefinition {
 
     /// DeepSeek V4: decoded as `deepseek_v32`; rendered with V4's `<｜DSML｜tool_calls>` wrapper
     /// (its template's), in the same layout. A template that writes DSML's `tool_calls>` names it.
+    /// V4's layout: V3.2's with the `tool_calls` wrapper.
+    static let dsmlV4Layout = CallLayout.tagged(
+        dsmlTags, wrapperPerCall: false, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
+        afterValue: "\n", afterFunction: "\n", stringFlag: true, quoted: true, stripsNewlines: true, wrapper: 1)
+
     static let deepseekV4: FormatDefinition = deepseekV32.variant(
         "deepseek_v4",
         summary: #"DeepSeek V4 (DSML, as deepseek_v32, written with the tool_calls wrapper). Example: <｜DSML｜tool_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="true">v</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜tool_calls>"#,
         inference: InferenceDeclaration(
             parserNames: ["deepseekv4", "deepseek_v4_flash", "deepseek_v4_pro"],
             templates: [TemplateSignature(rank: 14, "DSML markup (｜DSML｜) with the tool_calls wrapper", .literal(["｜DSML｜"]), .literal(["tool_calls>"]))]),
+        layout: dsmlV4Layout,
         renderer: FormatRenderer { format, calls, text throws(RenderError) in
             try renderDSML(format, calls, text, wrapper: "tool_calls")
         })

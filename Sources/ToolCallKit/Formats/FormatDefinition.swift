@@ -36,15 +36,19 @@ public final class FormatDefinition: Sendable {
     public let variantOf: FormatDefinition?
     /// The decoders' marker plans, made on first use.
     let plans = MarkerPlanCache()
+    /// How the format lays out its calls: what the grammar exporter reads (nil: no grammar can be
+    /// exported, as for a response template).
+    public let layout: CallLayout?
 
     init(
         name: String, summary: String,
         grammar: @escaping @Sendable (GrammarContext) -> any CallGrammar,
         reasoning: ReasoningSyntax = .think, ids: CallIDStyle = .openAI,
-        inference: InferenceDeclaration, renderer: FormatRenderer,
+        inference: InferenceDeclaration, layout: CallLayout? = nil, renderer: FormatRenderer,
         fuzzWords: [String] = [], familyNames: (names: [String], who: String)? = nil,
         variantOf: FormatDefinition? = nil
     ) {
+        self.layout = layout
         self.name = name
         self.caseName = Self.camelCase(name)
         self.summary = summary
@@ -62,16 +66,17 @@ public final class FormatDefinition: Sendable {
     /// same wire format in its own layout (DeepSeek V4's `tool_calls` wrapper where V3.2 writes
     /// `function_calls`, GLM-4.7's calls without newlines), or whose strings follow their own
     /// escaping convention (LFM2.5). It keeps this format's reasoning, ids and fuzz words, and
-    /// its grammar unless it gives its own; its renderer and its template signatures are its
-    /// own. A variant is named after its model; `toolcall infer` names it when a folder's
-    /// template shows it, and it is accepted wherever a format name is.
+    /// its grammar unless it gives its own; its renderer, its call layout (what the grammar
+    /// exporter reads) and its template signatures are its own. A variant is named after its
+    /// model; `toolcall infer` names it when a folder's template shows it, and it is accepted
+    /// wherever a format name is.
     func variant(
         _ name: String, summary: String, grammar: (@Sendable (GrammarContext) -> any CallGrammar)? = nil,
-        inference: InferenceDeclaration, renderer: FormatRenderer
+        inference: InferenceDeclaration, layout: CallLayout, renderer: FormatRenderer
     ) -> FormatDefinition {
         FormatDefinition(
             name: name, summary: summary, grammar: grammar ?? makeGrammar, reasoning: reasoning, ids: ids,
-            inference: inference, renderer: renderer, fuzzWords: fuzzWords, variantOf: self)
+            inference: inference, layout: layout, renderer: renderer, fuzzWords: fuzzWords, variantOf: self)
     }
 
     /// The texts of the markers that count only when tools are declared (`json` and `llama3`

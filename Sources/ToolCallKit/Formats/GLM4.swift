@@ -5,6 +5,22 @@
 // Reasoning: `<think>…</think>`; a call inside an unclosed block stays reasoning.
 
 extension FormatDefinition {
+    /// `<tool_call>NAME\n` + `<arg_key>KEY</arg_key>\n<arg_value>VALUE</arg_value>\n` per argument +
+    /// `</tool_call>` per call (``renderGLM(_:_:_:_:)`` with ``GLMLayout/glm45``).
+    static let glmLayout = callLayout(.glm45)
+
+    /// The call layout of a GLM layout (the text and the separation of calls stand outside it).
+    static func callLayout(_ l: GLMLayout) -> CallLayout {
+        CallLayout.perCall("<tool_call>", [
+            .name(.bare), .markup(l.afterName),
+            .arguments(.tagged(CallLayout.TaggedArguments(
+                open: [.markup("<arg_key>"), .key(.bare), .markup("</arg_key>" + l.betweenKeyAndValue + "<arg_value>")],
+                close: "</arg_value>" + l.afterValue,
+                valueExcludes: glmTags.tags.map { String(decoding: $0, as: UTF8.self) }, stripsNewlines: false))),
+            .markup("</tool_call>"),
+        ])
+    }
+
     static let glm4: FormatDefinition = FormatDefinition(
         name: "glm4",
         summary: "GLM-4.5 and later. Example: <tool_call>f<arg_key>a</arg_key><arg_value>v</arg_value></tool_call>",
@@ -14,6 +30,7 @@ extension FormatDefinition {
             templates: [TemplateSignature(rank: 40, "<arg_key>", .literal(["<arg_key>"]))],
             tokens: [("<arg_key>", 40)],
             modelTypes: [ModelTypeRule(rank: 20, prefix: "glm4", format: "glm4")]),
+        layout: glmLayout,
         renderer: FormatRenderer { format, calls, text throws(RenderError) in try renderGLM(format, calls, text, .glm45) },
         fuzzWords: ["<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"],
         familyNames: (["glm", "glm45", "glm4.5", "glm4.6", "glm4_moe", "glm4.7"], "GLM 4.5 and later write"))
@@ -27,9 +44,8 @@ extension FormatDefinition {
         inference: InferenceDeclaration(
             parserNames: ["glm4_7", "glm5", "glm4.7"],
             templates: [TemplateSignature(rank: 38, "</arg_key><arg_value> with nothing between", .literal(["</arg_key><arg_value>"]))]),
-        renderer: FormatRenderer { format, calls, text throws(RenderError) in
-            try renderGLM(format, calls, text, GLMLayout(afterText: "", afterName: "", betweenKeyAndValue: "", afterValue: "", betweenCalls: ""))
-        })
+        layout: callLayout(.glm47),
+        renderer: FormatRenderer { format, calls, text throws(RenderError) in try renderGLM(format, calls, text, .glm47) })
 
     /// GLM-4.5 as llama.cpp's copy of its template writes it: no newline after the name or a
     /// value, one between a key and its value
@@ -42,16 +58,15 @@ extension FormatDefinition {
         inference: InferenceDeclaration(
             templates: [TemplateSignature(rank: 39, "<arg_key> with the name's newline trimmed ({{ ... tc_obj.name }} then {%-)",
                                           .literal(["<arg_key>"]), .adjacent("tc_obj.name }}", "{%-"))]),
-        renderer: FormatRenderer { format, calls, text throws(RenderError) in
-            try renderGLM(format, calls, text, GLMLayout(afterText: "\n", afterName: "", betweenKeyAndValue: "\n", afterValue: "", betweenCalls: "\n"))
-        })
+        layout: callLayout(.glm45LlamaCpp),
+        renderer: FormatRenderer { format, calls, text throws(RenderError) in try renderGLM(format, calls, text, .glm45LlamaCpp) })
 
     private static let glmTags = CallRenderer.TextTags(
         tags: ["</arg_value>", "<arg_key>", "<arg_value>", "</arg_key>", "<tool_call>", "</tool_call>"].map { Array($0.utf8) },
         quotedNames: false, glm: true)
 
     /// Where a GLM template writes newlines around its tags.
-    struct GLMLayout {
+    struct GLMLayout: Sendable {
         var afterText: String
         var afterName: String
         var betweenKeyAndValue: String
@@ -60,6 +75,10 @@ extension FormatDefinition {
 
         /// GLM-4.5's and GLM-4.6's own templates.
         static let glm45 = GLMLayout(afterText: "\n", afterName: "\n", betweenKeyAndValue: "\n", afterValue: "\n", betweenCalls: "\n")
+        /// GLM-4.7's and GLM-5's: nothing between the tags, calls right after the text.
+        static let glm47 = GLMLayout(afterText: "", afterName: "", betweenKeyAndValue: "", afterValue: "", betweenCalls: "")
+        /// llama.cpp's copy of GLM-4.5's.
+        static let glm45LlamaCpp = GLMLayout(afterText: "\n", afterName: "", betweenKeyAndValue: "\n", afterValue: "", betweenCalls: "\n")
     }
 
     /// After the text and `afterText`, per call `<tool_call>NAME` and `afterName`, per argument

@@ -22,6 +22,15 @@
 // block stays reasoning.
 
 extension FormatDefinition {
+    /// How Gemma 4's template writes values: `<|"|>` strings, keys in `dictsort` order, null as
+    /// `None`.
+    static let gemma4Style = CallRenderer.GemmaStyle(delimiter: Array("<|\"|>".utf8), sortKeys: true, null: Array("None".utf8))
+
+    /// `<|tool_call>call:NAME{...}<tool_call|>` per call (``CallRenderer/gemma``).
+    static let gemma4Layout = CallLayout.perCall("<|tool_call>", [
+        .markup("call:"), .name(.bare), .arguments(.gemma(gemma4Style)), .markup("<tool_call|>"),
+    ])
+
     static let gemma4: FormatDefinition = FormatDefinition(
         name: "gemma4",
         summary: #"Gemma 4. Example: <|tool_call>call:f{a:<|"|>v<|"|>}<tool_call|>"#,
@@ -34,12 +43,11 @@ extension FormatDefinition {
             templates: [TemplateSignature(rank: 20, "<|tool_call> and <tool_call|>", .literal(["<|tool_call>"]), .literal(["<tool_call|>"]))],
             tokens: [("<|tool_call>", 20)],
             modelTypes: [ModelTypeRule(rank: 30, prefix: "gemma4", format: "gemma4")]),
+        layout: gemma4Layout,
         renderer: FormatRenderer(keyOrder: .templateSorted) { format, calls, text throws(RenderError) in
             // As Gemma 4's template writes a turn: keys sorted (`dictsort`), null as `None`,
             // the content after the calls.
-            try CallRenderer.gemma(calls, text: text, start: "<|tool_call>", end: "<tool_call|>",
-                                   style: CallRenderer.GemmaStyle(delimiter: Array("<|\"|>".utf8), sortKeys: true, null: Array("None".utf8)),
-                                   textAfter: true)
+            try CallRenderer.gemma(calls, text: text, start: "<|tool_call>", end: "<tool_call|>", style: gemma4Style, textAfter: true)
         },
         fuzzWords: ["call:", #"<|"|>"#])
 }

@@ -15,6 +15,12 @@
 //   names it for a template that quotes string values so.
 
 extension FormatDefinition {
+    /// `<|tool_call_start|>[f(a='v'), g()]<|tool_call_end|>` (``renderLFM2``).
+    static let lfm2Layout = CallLayout(
+        trigger: "<|tool_call_start|>", open: [.markup("[")],
+        call: [.name(.bare), .markup("("), .arguments(.python), .markup(")")],
+        separator: ", ", close: [.markup("]<|tool_call_end|>")])
+
     static let lfm2: FormatDefinition = FormatDefinition(
         name: "lfm2",
         summary: "Liquid LFM2 Python-literal call lists. Example: <|tool_call_start|>[f(a='v')]<|tool_call_end|>",
@@ -25,6 +31,7 @@ extension FormatDefinition {
                                           .literal(["<|tool_call_start|>", "<|tool_list_start|>"]))],
             tokens: [("<|tool_call_start|>", 50), ("<|tool_list_start|>", 51)],
             modelTypes: [ModelTypeRule(rank: 10, prefix: "lfm2", format: "lfm2")]),
+        layout: lfm2Layout,
         renderer: FormatRenderer(render: renderLFM2),
         fuzzWords: ["None", "True", "False", "({", "})"],
         familyNames: (["lfm", "lfm2.5", "liquid"], "Liquid LFM2 writes"))
@@ -38,6 +45,10 @@ extension FormatDefinition {
             parserNames: ["lfm2_5", "lfm2.5"],
             templates: [TemplateSignature(rank: 49, "<|tool_call_start|>[ written by the template, string values quoted with a bare '",
                                           .literal(["<|tool_call_start|>["]), .literal([#""'" + arg_value + "'""#, #"'\'' + "#, #""'" + value + "'""#]))]),
+        layout: CallLayout(
+            trigger: "<|tool_call_start|>", open: [.markup("[")],
+            call: [.name(.bare), .markup("("), .arguments(.pythonVerbatim), .markup(")")],
+            separator: ", ", close: [.markup("]<|tool_call_end|>")]),
         renderer: FormatRenderer(render: renderLFM25))
 
     /// `<|tool_call_start|>[f(a='v', b=1), g()]<|tool_call_end|>` right after the text. A string

@@ -225,7 +225,7 @@ extension CallRenderer {
     // MARK: - Gemma values
 
     /// How a Gemma template writes values.
-    struct GemmaStyle: Sendable {
+    struct GemmaStyle: Sendable, Equatable {
         var delimiter: [UInt8]
         /// Keys sorted as Jinja's `dictsort` sorts them (``templateSorted(_:)``), at every level.
         var sortKeys = false
