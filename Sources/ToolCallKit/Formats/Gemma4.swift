@@ -29,7 +29,7 @@ extension FormatDefinition {
     /// `<|tool_call>call:NAME{...}<tool_call|>` per call (``CallRenderer/gemma``).
     static let gemma4Layout = CallLayout.perCall("<|tool_call>", [
         .markup("call:"), .name(.bare), .arguments(.gemma(gemma4Style)), .markup("<tool_call|>"),
-    ])
+    ], textAfter: true)
 
     static let gemma4: FormatDefinition = FormatDefinition(
         name: "gemma4",

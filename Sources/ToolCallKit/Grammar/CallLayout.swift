@@ -133,10 +133,13 @@ public struct CallLayout: Sendable {
     /// Whether, at the very start of the output, a block may be written without its trigger
     /// (Llama 3's bare call object; `open` then begins the block).
     let bareAtStart: Bool
+    /// Whether the model's template writes the content after the calls (Gemma 4), so that text
+    /// may follow the last block even when one call is allowed.
+    let textAfter: Bool
 
     init(
         trigger: String, open: [Piece] = [], call: [Piece], separator: String = "", close: [Piece] = [],
-        oneCallPerBlock: Bool = false, endsMessage: Bool = false, bareAtStart: Bool = false
+        oneCallPerBlock: Bool = false, endsMessage: Bool = false, bareAtStart: Bool = false, textAfter: Bool = false
     ) {
         self.trigger = trigger
         self.open = open
@@ -146,11 +149,12 @@ public struct CallLayout: Sendable {
         self.oneCallPerBlock = oneCallPerBlock
         self.endsMessage = endsMessage
         self.bareAtStart = bareAtStart
+        self.textAfter = textAfter
     }
 
     /// A format whose calls are each a block: `trigger` + the call's pieces.
-    static func perCall(_ trigger: String, _ call: [Piece]) -> CallLayout {
-        CallLayout(trigger: trigger, call: call, oneCallPerBlock: true)
+    static func perCall(_ trigger: String, _ call: [Piece], textAfter: Bool = false) -> CallLayout {
+        CallLayout(trigger: trigger, call: call, oneCallPerBlock: true, textAfter: textAfter)
     }
 
     // MARK: - Writing

@@ -170,6 +170,9 @@ struct GrammarExporter {
         let trigger = layout.trigger
         let text = GrammarNode.text(TextRegion(excluded: excludes, end: ""))
         func textThen() -> GrammarNode { .text(TextRegion(excluded: excludes, end: trigger)) }
+        // Text after the one block allowed: only where the template writes the content after the
+        // calls (with many blocks, text may follow any of them anyway).
+        let trailing: GrammarNode = layout.textAfter ? text : .empty
         let blockAfterText = GrammarNode.seq([textThen(), block])
         let blockHere = GrammarNode.seq([.marker(trigger), block])
         // Several blocks (separated by text) when calls may be many; one when not, or when a
@@ -183,14 +186,14 @@ struct GrammarExporter {
         } else if choice.requiresCall {
             var first = blockHere
             if let bare { first = .choice([blockHere, bare]) }
-            main = manyBlocks ? .seq([first, .star(blockAfterText), text]) : first
+            main = manyBlocks ? .seq([first, .star(blockAfterText), text]) : .seq([first, trailing])
         } else {
-            var start: GrammarNode = manyBlocks ? .seq([.star(blockAfterText), text]) : .choice([blockAfterText, text])
+            var start: GrammarNode = manyBlocks ? .seq([.star(blockAfterText), text]) : .choice([.seq([blockAfterText, trailing]), text])
             if let bare {
-                start = .choice([manyBlocks ? .seq([bare, .star(blockAfterText), text]) : bare, start])
+                start = .choice([manyBlocks ? .seq([bare, .star(blockAfterText), text]) : .seq([bare, trailing]), start])
             }
             main = start
-            lazyRoot = manyBlocks ? .seq([blockHere, .star(blockAfterText), text]) : blockHere
+            lazyRoot = manyBlocks ? .seq([blockHere, .star(blockAfterText), text]) : .seq([blockHere, trailing])
         }
         // Reasoning first: optional, or already open.
         let pairs = format.definition.reasoning.pairs
@@ -234,7 +237,9 @@ struct GrammarExporter {
             return ExportedGrammar(target: .lark, text: printer.lark(), lazy: false, triggerWords: [], report: report)
         case .xgrammar:
             let structure: XGrammarShape?
-            if chosen.isEmpty || options.reasoningOpen || layout.bareAtStart {
+            // xgrammar's triggered tags stop after the first block when one call is allowed:
+            // text after it (Gemma 4) needs the node-by-node form.
+            if chosen.isEmpty || options.reasoningOpen || layout.bareAtStart || (layout.textAfter && !manyBlocks) {
                 structure = nil
             } else {
                 // The shortest marker the block's opener begins with triggers the tag: xgrammar
