@@ -175,7 +175,8 @@ enum Help {
 
         USAGE: toolcall infer DIR
 
-        Prints one line of JSON, {"format": NAME or null, "evidence": [...]}.
+        Prints one line of JSON, {"format": NAME or null, "evidence": [...]} ("variant_of":
+        BASE after the format when it names a model variant).
 
         EXIT STATUS:
           0 a format was found, 1 DIR is not a readable folder, 3 no format was found.
