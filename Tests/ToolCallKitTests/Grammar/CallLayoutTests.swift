@@ -33,19 +33,20 @@ struct LayoutCase: CustomTestStringConvertible, Sendable {
     }
 }
 
-/// Every built-in format with a layout (all of them: the response-template formats are not
-/// built in).
-let layoutFormats: [ToolCallFormat] = ToolCallFormat.allCases.filter { $0.definition.layout != nil }
+/// Every built-in format and model variant with a layout (all of them: the response-template
+/// formats are not built in).
+let layoutFormats: [ToolCallFormat] = (ToolCallFormat.allCases + ToolCallFormat.variants).filter { $0.definition.layout != nil }
 
 @Suite("CallLayout against the renderer and the parser")
 struct CallLayoutTests {
     @Test("every built-in format declares a layout")
     func everyFormatHasALayout() {
-        #expect(layoutFormats.count == ToolCallFormat.allCases.count)
-        #expect(layoutFormats.count >= 22)
+        #expect(layoutFormats.count == ToolCallFormat.allCases.count + ToolCallFormat.variants.count)
+        #expect(layoutFormats.count >= 27)
     }
 
-    /// The layout's writer gives the renderer's bytes: after the text (if any) and white space,
+    /// The layout's writer gives the renderer's bytes: after the text (if any; before it when
+    /// the layout puts the text after the calls, as Gemma 4's template does) and white space,
     /// a format whose blocks each hold one call renders each call as the layout writes it,
     /// separated by white space only; a format with one block renders exactly the layout's
     /// block (Llama 3's without its trigger at the start of the output). Then the parser reads
@@ -57,20 +58,27 @@ struct CallLayoutTests {
         for c in try LayoutCase.all() {
             let written = layout.write(c.calls)
             for text in [nil, c.text] {
-                let rendered: [UInt8]
+                var rendered: [UInt8]
                 do {
                     rendered = try format.render(c.calls, text: text)
                 } catch {
                     Issue.record("\(format.rawValue)/\(c.name): the renderer refused the calls: \(error)")
                     continue
                 }
-                let label = "\(format.rawValue)/\(c.name)\(text == nil ? "" : " after text")"
-                let prefix = Array((text ?? "").utf8)
-                guard rendered.starts(with: prefix) else {
+                let label = "\(format.rawValue)/\(c.name)\(text == nil ? "" : " with text")"
+                let words = Array((text ?? "").utf8)
+                if layout.textAfter {
+                    guard rendered.reversed().starts(with: words.reversed()) else {
+                        Issue.record("\(label): the rendered output does not end with the text")
+                        continue
+                    }
+                    rendered.removeLast(words.count)
+                    while let last = rendered.last, last == 0x20 || last == 0x0A { rendered.removeLast() }
+                } else if !rendered.starts(with: words) {
                     Issue.record("\(label): the rendered output does not begin with the text")
                     continue
                 }
-                var at = prefix.count
+                var at = layout.textAfter ? 0 : words.count
                 // White space between the text and the calls, and between blocks of one call.
                 func skipSpace() { while at < rendered.count && (rendered[at] == 0x20 || rendered[at] == 0x0A) { at += 1 } }
                 if layout.oneCallPerBlock {
@@ -108,7 +116,10 @@ struct CallLayoutTests {
                 }
             }
             #expect(got.map(\.0) == c.calls.map(\.name), "\(format.rawValue)/\(c.name): names")
-            #expect(got.map(\.1) == c.calls.map(\.arguments), "\(format.rawValue)/\(c.name): arguments")
+            // In the order the renderer writes keys (Gemma 4's template sorts them), which is the
+            // layout's order too.
+            let renderer = format.definition.renderer
+            #expect(got.map(\.1) == c.calls.map { renderer.written($0.arguments) }, "\(format.rawValue)/\(c.name): arguments")
             checked += 1
         }
         #expect(checked >= 4, "\(format.rawValue): \(checked) cases checked")
