@@ -18,10 +18,13 @@ indirect enum TemplateContentParser: Sendable {
     case float(strip: Bool)
     case bool(strip: Bool)
     case json(unquotedKeys: Bool, delims: [(PCRE2Regex, open: String)], allowNonJSON: Bool, strip: Bool)
-    case xmlInline(tag: PCRE2Regex, key: Int, value: Int?, valueParser: TemplateContentParser?, merge: Bool)
+    case xmlInline(tag: LinearRegex, key: Int, value: Int?, valueParser: TemplateContentParser?, merge: Bool)
     case kvLines(lineSep: String, kvSep: String, valueParser: TemplateContentParser?, strip: Bool)
 
     static let names = ["bool", "float", "int", "json", "kv-lines", "text", "xml-inline"]
+
+    /// xml-inline's budget: matcher steps per byte of the region and instruction of the pattern.
+    static let stepsPerByte = 16
 
     /// Whether the parser's value is the region's text itself (it can stream).
     var isText: Bool {
@@ -80,10 +83,24 @@ indirect enum TemplateContentParser: Sendable {
             guard case .string(let source)? = args["tag_pattern"] else {
                 throw ResponseTemplateError("\(scope): xml-inline needs content_args.tag_pattern (a regular expression with groups 'key' and 'value')")
             }
-            let re = try ResponseTemplate.compile(ResponseTemplate.translate(source), scope: scope, key: "tag_pattern")
+            let translated = ResponseTemplate.translate(source)
+            // PCRE2 checks the syntax (its messages name the offset); the tag pattern then runs
+            // in the linear-time matcher, which must read it the same way.
+            let re = try ResponseTemplate.compile(translated, scope: scope, key: "tag_pattern")
             let groups = re.namedGroups
             guard let key = groups["key"] else { throw ResponseTemplateError("\(scope): tag_pattern must have a named group 'key'") }
-            self = .xmlInline(tag: re, key: key, value: groups["value"], valueParser: try valueParser(), merge: try bool("merge_duplicates", false))
+            let linear: LinearRegex
+            do {
+                linear = try LinearRegex(translated)
+            } catch {
+                throw ResponseTemplateError(
+                    "\(scope): tag_pattern uses \(error.construct), which xml-inline does not support (a tag pattern runs over the whole region in linear time: no lookarounds, back references, atomic groups, possessive quantifiers, recursion, conditionals, verbs, Unicode properties, POSIX classes, (?i) or (?x))"
+                )
+            }
+            guard linear.names == groups, linear.groupCount == re.captureCount + 1 else {
+                throw ResponseTemplateError("\(scope): tag_pattern: its groups could not be numbered as PCRE2 numbers them")
+            }
+            self = .xmlInline(tag: linear, key: key, value: groups["value"], valueParser: try valueParser(), merge: try bool("merge_duplicates", false))
         case "kv-lines":
             self = .kvLines(lineSep: try string("line_sep", "\n"), kvSep: try string("kv_sep", ":"), valueParser: try valueParser(), strip: strip)
         default:
@@ -112,12 +129,18 @@ indirect enum TemplateContentParser: Sendable {
             var out: [(key: String, value: JSONValue)] = []
             let bytes = Array(text.utf8)
             var from = 0
-            let m = tag.makeMatcher()
+            // Linear: each byte costs at most this many of the matcher's steps per instruction
+            // (a pattern whose matches each look far past their end could need more).
+            var budget = Self.stepsPerByte * (bytes.count + 1) * tag.program.count
             while from <= bytes.count {
-                let r: PCRE2Matcher.Result
-                do { r = try m.match(bytes, from: from) } catch { throw TemplateValueError("xml-inline: tag_pattern \(error.description)") }
-                guard case .match(let groups) = r, let whole = groups[0] else { break }
-                from = whole.isEmpty ? whole.upperBound + 1 : whole.upperBound
+                let found: [Range<Int>?]?
+                do {
+                    found = try tag.firstMatch(in: bytes, from: from, budget: &budget)
+                } catch {
+                    throw TemplateValueError("xml-inline: tag_pattern took more than \(Self.stepsPerByte) steps per byte and instruction over this region")
+                }
+                guard let groups = found, let whole = groups[0] else { break }
+                from = whole.isEmpty ? whole.upperBound + max(1, LinearRegex.scalar(at: whole.upperBound, in: bytes).1) : whole.upperBound
                 guard let kr = groups[key] else { throw TemplateValueError("xml-inline: the 'key' group did not take part in a match") }
                 let k = String(decoding: bytes[kr], as: UTF8.self)
                 let raw = valueGroup.flatMap { groups[$0] }.map { String(decoding: bytes[$0], as: UTF8.self) } ?? ""
