@@ -17,7 +17,7 @@ indirect enum TemplateContentParser: Sendable {
     case int(strip: Bool)
     case float(strip: Bool)
     case bool(strip: Bool)
-    case json(unquotedKeys: Bool, delims: [(PCRE2Regex, open: String)], allowNonJSON: Bool, strip: Bool)
+    case json(unquotedKeys: Bool, delims: [(open: [UInt8], close: [UInt8])], allowNonJSON: Bool, strip: Bool)
     case xmlInline(tag: LinearRegex, key: Int, value: Int?, valueParser: TemplateContentParser?, merge: Bool)
     case kvLines(lineSep: String, kvSep: String, valueParser: TemplateContentParser?, strip: Bool)
 
@@ -64,16 +64,14 @@ indirect enum TemplateContentParser: Sendable {
         case "float": self = .float(strip: strip)
         case "bool": self = .bool(strip: strip)
         case "json":
-            var delims: [(PCRE2Regex, open: String)] = []
+            var delims: [(open: [UInt8], close: [UInt8])] = []
             if let d = args["string_delims"] {
                 guard let pairs = d.arrayValue else { throw ResponseTemplateError("\(scope): content_args.string_delims must be a list of [open, close] pairs") }
                 for p in pairs {
                     guard let two = p.arrayValue, two.count == 2, case .string(let o) = two[0], case .string(let c) = two[1],
                         !o.isEmpty, !c.isEmpty
                     else { throw ResponseTemplateError("\(scope): content_args.string_delims must be a list of [open, close] pairs of non-empty strings") }
-                    let re = try ResponseTemplate.compile(
-                        ResponseTemplate.escape(o) + "(.*?)" + ResponseTemplate.escape(c), scope: scope, key: "string_delims")
-                    delims.append((re, o))
+                    delims.append((Array(o.utf8), Array(c.utf8)))
                 }
             }
             self = .json(
@@ -183,16 +181,16 @@ indirect enum TemplateContentParser: Sendable {
     /// becomes a JSON string), then bare keys after `{` or `,` are quoted, then the result is
     /// read as JSON.
     static func json(
-        _ text: String, unquotedKeys: Bool, delims: [(PCRE2Regex, open: String)], allowNonJSON: Bool, strip: Bool
+        _ text: String, unquotedKeys: Bool, delims: [(open: [UInt8], close: [UInt8])], allowNonJSON: Bool, strip: Bool
     ) throws(TemplateValueError) -> JSONValue {
         if !delims.isEmpty && (text.contains("\u{01}") || text.contains("\u{02}")) {
             throw TemplateValueError("json: the text holds the bytes 0x01 or 0x02, which the string delimiters need")
         }
         var working = Array(text.utf8)
         var captured: [[UInt8]] = []
-        for (re, _) in delims {
-            working = try replaceAll(re, in: working) { bytes, groups in
-                captured.append(groups[1].map { Array(bytes[$0]) } ?? [])
+        for (open, close) in delims {
+            working = replaceDelimited(open, close, in: working) { inner in
+                captured.append(inner)
                 return [0x01] + Array(String(captured.count - 1).utf8) + [0x02]
             }
         }
@@ -224,6 +222,36 @@ indirect enum TemplateContentParser: Sendable {
             if allowNonJSON { return .string(strip ? PythonText.strip(text) : text) }
             throw TemplateValueError("json: the region is not JSON (\(error.message))")
         }
+    }
+
+    /// Every `open … close` run of `bytes` (the first `close` after each `open`, left to right),
+    /// replaced: what the pattern `open(.*?)close` finds, by two literal searches. When an
+    /// `open` has no `close` after it, no later one has either: the search stops there, so it
+    /// is linear however many unclosed openers the text holds.
+    static func replaceDelimited(_ open: [UInt8], _ close: [UInt8], in bytes: [UInt8], _ replace: ([UInt8]) -> [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var copied = 0
+        var from = 0
+        while let o = firstIndex(of: open, in: bytes, from: from), let c = firstIndex(of: close, in: bytes, from: o + open.count) {
+            out += bytes[copied..<o]
+            out += replace(Array(bytes[(o + open.count)..<c]))
+            copied = c + close.count
+            from = copied
+        }
+        out += bytes[copied...]
+        return out
+    }
+
+    /// Where `needle` first occurs in `bytes` at or after `from`.
+    static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from: Int) -> Int? {
+        guard let first = needle.first, needle.count <= bytes.count else { return nil }
+        var i = from
+        let last = bytes.count - needle.count
+        while i <= last {
+            if bytes[i] == first && bytes[i..<(i + needle.count)].elementsEqual(needle) { return i }
+            i += 1
+        }
+        return nil
     }
 
     /// `(?<=[{,])(\w+):`, as the bare-key dialect finds keys.
