@@ -159,6 +159,13 @@ public struct PCRE2Error: Error, CustomStringConvertible, Sendable, Equatable {
         PCRE2Matcher(self, matchLimit: min(matchLimit, self.matchLimit))
     }
 
+    /// A matcher whose matches may take up to `matchLimit` steps, more than this pattern's own
+    /// ``matchLimit`` if need be: for a caller that lets a match read further than usual and
+    /// bounds its work by what it reads.
+    public func makeMatcher(raisingLimitTo matchLimit: UInt32) -> PCRE2Matcher {
+        PCRE2Matcher(self, matchLimit: max(matchLimit, self.matchLimit))
+    }
+
     /// Convenience: whether `subject` contains a match (a fresh matcher each call).
     public func matches(_ subject: String) throws(PCRE2Error) -> Bool {
         let m = makeMatcher()

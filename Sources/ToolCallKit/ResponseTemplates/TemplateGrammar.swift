@@ -356,7 +356,12 @@ struct TemplateGrammar: CallGrammar {
     {
         let lo = max(0, x - anchor.contextBytes)
         let notEmpty = x == zeroWidthAt
-        let m = anchor.regex.makeMatcher()
+        // The attempt at the first byte of a lookahead may read as far as the call cap: its
+        // match limit grows with what it reads (a lazy scan takes a step or two per byte).
+        let m =
+            anchored
+            ? anchor.regex.makeMatcher(raisingLimitTo: UInt32(clamping: 4 * (end - lo) + Int(ResponseTemplate.matchLimit)))
+            : anchor.regex.makeMatcher()
         let found = try unsafe s.withBytes(lo..<end) { subject throws(PCRE2Error) in
             try unsafe m.match(subject, from: x - lo, partial: partial, notBOL: lo > 0, anchored: anchored, notEmptyAtStart: notEmpty)
         }

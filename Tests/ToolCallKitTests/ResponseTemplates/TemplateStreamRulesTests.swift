@@ -109,4 +109,24 @@ struct TemplateStreamRulesTests {
             #expect(view.rejected.isEmpty, "rejected \(view.rejected)")
         }
     }
+
+    /// A lookahead at the first byte reads as far as the call cap, past PCRE2's usual match
+    /// limit (a step per byte): over a megabyte with no `</think>` is still text, not a pattern
+    /// that gave up.
+    @Test func farLookaheadIsNotCutByTheMatchLimit() throws {
+        let t = try TemplateFixtures.template("trl-deepseek-r1-distill.json")
+        let input = [UInt8](repeating: 0x78, count: 1_100_000)
+        for chunk in [input.count, 65536] {
+            var d = ToolCallDecoder(responseTemplate: t)
+            var events: [ToolCallEvent] = []
+            var i = 0
+            while i < input.count {
+                events += d.feed(input[i..<min(input.count, i + chunk)])
+                i += chunk
+            }
+            let view = EventView(events + d.finish())
+            #expect(view.rejected.isEmpty, "chunk \(chunk): rejected \(view.rejected)")
+            #expect(view.text.utf8.count == input.count, "chunk \(chunk)")
+        }
+    }
 }
