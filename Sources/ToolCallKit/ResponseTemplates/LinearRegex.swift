@@ -43,6 +43,9 @@ struct LinearRegex: Sendable {
 
     let program: [Inst]
     let sets: [ScalarSet]
+    /// The bytes a match can begin with, when every match begins with one of a few literal
+    /// scalars (nil otherwise): positions that begin with none of them start no match.
+    let firstBytes: ByteSet?
     /// Capture groups, group 0 (the whole match) included.
     let groupCount: Int
     /// Named groups: name to number.
@@ -61,8 +64,31 @@ struct LinearRegex: Sendable {
         compiler.emit(.match)
         program = compiler.program
         sets = parser.sets
+        firstBytes = Self.firstBytes(compiler.program)
         groupCount = parser.groupCount + 1
         names = parser.names
+    }
+
+    /// The first bytes of the scalars every match must begin with, by following the paths
+    /// from the start that read nothing; nil when one of them reads a class or any scalar, or
+    /// reaches the end (an empty match), or passes an assertion.
+    static func firstBytes(_ program: [Inst]) -> ByteSet? {
+        var seen = Set<Int>()
+        var work = [0]
+        var bytes: [UInt8] = []
+        while let pc = work.popLast() {
+            guard seen.insert(pc).inserted else { continue }
+            switch program[pc] {
+            case .scalar(let c):
+                guard let u = Unicode.Scalar(c) else { return nil }
+                bytes.append(Array(String(u).utf8)[0])
+            case .split(let a, let b): work += [a, b]
+            case .jump(let to): work.append(to)
+            case .save: work.append(pc + 1)
+            default: return nil
+            }
+        }
+        return ByteSet(bytes)
     }
 
     // MARK: - Matching
@@ -76,15 +102,28 @@ struct LinearRegex: Sendable {
         var current = Threads(program.count, slots)
         var next = Threads(program.count, slots)
         var scratch = [Int](repeating: -1, count: slots)
+        var stack: [(pc: Int, restore: Int, value: Int)] = []
+        stack.reserveCapacity(16)
         var best: [Int]?
         var pos = from
         var prev: UInt32? = from > 0 ? Self.scalar(before: from, in: text) : nil
         var (cur, width) = Self.scalar(at: pos, in: text)
         let end = text.count
         while true {
+            if best == nil, current.count == 0, let firstBytes, cur != nil {
+                // No thread alive: go to the next byte that can begin a match.
+                var i = pos
+                while i < end && !firstBytes.contains(text[i]) { i += 1 }
+                if i == end { return nil }
+                if i != pos {
+                    pos = i
+                    prev = Self.scalar(before: i, in: text)
+                    (cur, width) = Self.scalar(at: i, in: text)
+                }
+            }
             if best == nil {
                 for k in 0..<slots { scratch[k] = -1 }
-                try add(&current, 0, &scratch, at: pos, end: end, prev: prev, cur: cur, budget: &budget)
+                try add(&current, 0, &scratch, &stack, at: pos, end: end, prev: prev, cur: cur, budget: &budget)
             }
             let nextPos = pos + width
             let (after, afterWidth) = cur == nil ? (nil, 0) : Self.scalar(at: nextPos, in: text)
@@ -101,15 +140,15 @@ struct LinearRegex: Sendable {
                     // Threads after this one are preferred less: they are dropped.
                     break step
                 case .scalar(let c):
-                    if let cur, cur == c { try copy(current, t, into: &next, pc + 1, &scratch, nextPos, end, cur, after, &budget) }
+                    if let cur, cur == c { try copy(current, t, into: &next, pc + 1, &scratch, &stack, nextPos, end, cur, after, &budget) }
                 case .set(let k):
                     if let cur, sets[k].contains(cur) {
-                        try copy(current, t, into: &next, pc + 1, &scratch, nextPos, end, cur, after, &budget)
+                        try copy(current, t, into: &next, pc + 1, &scratch, &stack, nextPos, end, cur, after, &budget)
                     }
                 case .any:
-                    if let cur { try copy(current, t, into: &next, pc + 1, &scratch, nextPos, end, cur, after, &budget) }
+                    if let cur { try copy(current, t, into: &next, pc + 1, &scratch, &stack, nextPos, end, cur, after, &budget) }
                 case .anyButNewline:
-                    if let cur, cur != 0x0A { try copy(current, t, into: &next, pc + 1, &scratch, nextPos, end, cur, after, &budget) }
+                    if let cur, cur != 0x0A { try copy(current, t, into: &next, pc + 1, &scratch, &stack, nextPos, end, cur, after, &budget) }
                 default:
                     break
                 }
@@ -128,24 +167,26 @@ struct LinearRegex: Sendable {
 
     /// Adds the thread of `from`'s slots that moved past a scalar, at `pc`.
     private func copy(
-        _ from: Threads, _ t: Int, into list: inout Threads, _ pc: Int, _ scratch: inout [Int], _ pos: Int, _ end: Int,
-        _ prev: UInt32?, _ cur: UInt32?, _ budget: inout Int
+        _ from: Threads, _ t: Int, into list: inout Threads, _ pc: Int, _ scratch: inout [Int],
+        _ stack: inout [(pc: Int, restore: Int, value: Int)], _ pos: Int, _ end: Int, _ prev: UInt32?, _ cur: UInt32?,
+        _ budget: inout Int
     ) throws(LinearRegexError) {
         let slots = scratch.count
         for k in 0..<slots { scratch[k] = from.slots[t * slots + k] }
-        try add(&list, pc, &scratch, at: pos, end: end, prev: prev, cur: cur, budget: &budget)
+        try add(&list, pc, &scratch, &stack, at: pos, end: end, prev: prev, cur: cur, budget: &budget)
     }
 
     /// Follows every path from `pc` that reads no scalar (jumps, splits in order of
     /// preference, saves, assertions that hold at `pos`) and adds the threads where they
     /// stop, each instruction once per position.
     private func add(
-        _ list: inout Threads, _ start: Int, _ caps: inout [Int], at pos: Int, end: Int, prev: UInt32?, cur: UInt32?,
-        budget: inout Int
+        _ list: inout Threads, _ start: Int, _ caps: inout [Int], _ stack: inout [(pc: Int, restore: Int, value: Int)],
+        at pos: Int, end: Int, prev: UInt32?, cur: UInt32?, budget: inout Int
     ) throws(LinearRegexError) {
         // A work list: an instruction to visit, or a slot to restore once the paths after a
         // save are done.
-        var stack: [(pc: Int, restore: Int, value: Int)] = [(start, -1, 0)]
+        stack.removeAll(keepingCapacity: true)
+        stack.append((start, -1, 0))
         while let top = stack.popLast() {
             if top.restore >= 0 {
                 caps[top.restore] = top.value

@@ -261,29 +261,36 @@ struct TemplateGrammar: CallGrammar {
             let first = x == 0 && !searches[k].startDone && anchor.isLookahead
             let limit = first ? startReach : bound(x)
             let subjectEnd = min(end, limit)
-            let partial = !isFinal || limit < end
+            // Hard partial matching, also at the end of the stream: an attempt that reads to
+            // the last byte is then tried alone (below), so the search never tries every
+            // start of a segment against the end (the square of a segment). The first byte's
+            // lookahead, alone already, is matched whole at the end.
+            let partial = !(isFinal && first && limit >= end)
+            var givenUp: Int
             switch try search(anchor, s, from: x, end: subjectEnd, partial: partial, anchored: first) {
             case .match(let r, let g):
-                if partial && subjectEnd == end && !isFinal && Self.canGrow(anchor, r, end) {
+                if !isFinal && subjectEnd == end && Self.canGrow(anchor, r, end) {
                     settle(k, .pending(r.lowerBound), at: r.lowerBound)
                 } else {
                     settle(k, .match(r, groups: g), at: r.lowerBound)
                 }
                 return
             case .pending(let at) where subjectEnd == end && end < limit:
-                settle(k, .pending(at), at: at)
-                return
+                if !isFinal {
+                    settle(k, .pending(at), at: at)
+                    return
+                }
+                // The stream has ended: the attempt that read to its end is decided on the
+                // whole text; if it fails, the rest of its segment is given up as at the reach.
+                if case .match(let r, let g) = try search(anchor, s, from: at, end: end, partial: false, anchored: true) {
+                    settle(k, .match(r, groups: g), at: r.lowerBound)
+                    return
+                }
+                givenUp = at
             case .pending(let at):
                 // The attempt needs a byte past its reach: given up, with the rest of its
                 // segment (an attempt in the next segment has a longer reach: it is tried again).
-                searches[k].first = min(searches[k].first, at)
-                if first {
-                    searches[k].startDone = true
-                    x = 1
-                } else {
-                    let segmentEnd = (x / segment + 1) * segment
-                    x = at < segmentEnd ? segmentEnd : at
-                }
+                givenUp = at
             case .none:
                 if first {
                     searches[k].startDone = true
@@ -294,6 +301,15 @@ struct TemplateGrammar: CallGrammar {
                 } else {
                     x = subjectEnd
                 }
+                continue search
+            }
+            searches[k].first = min(searches[k].first, givenUp)
+            if first {
+                searches[k].startDone = true
+                x = 1
+            } else {
+                let segmentEnd = (x / segment + 1) * segment
+                x = givenUp < segmentEnd ? segmentEnd : givenUp
             }
         }
         searches[k].outcome = .none
@@ -384,12 +400,15 @@ struct TemplateGrammar: CallGrammar {
         let streamFrom = max(0, pos - p0)
         let streamEnd = isFinal ? w.end : UTF8Boundary.safeEnd(w, start: min(streamFrom, w.end), end: w.end)
         let end = p0 + streamEnd
-        var s = Scan(p0: p0, prefix: prefix, window: w, tail: tail, tailEnd: pos)
+        // The step owns the context tail (a swap, so that updating it copies nothing).
+        var s = Scan(p0: p0, prefix: prefix, window: w, tail: [], tailEnd: pos)
+        swap(&s.tail, &tail)
+        defer { swap(&tail, &s.tail) }
         if !isFinal, pos >= p0, streamFrom == accounted, streamEnd > streamFrom, plainRun(w, from: streamFrom, to: streamEnd) {
             // Nothing is held and no new byte can begin a watched literal: the bytes go to the
             // current region as they are (what the full step below would decide, cheaper).
             accumulate(pos..<end, &s, &actions)
-            moveTo(end, s)
+            moveTo(end, &s)
             return
         }
         let actionsBefore = actions.count
@@ -407,7 +426,7 @@ struct TemplateGrammar: CallGrammar {
                 } catch {
                     let which = kind == .open ? "open" : "close"
                     failure = "field '\(field.name)': the \(which) pattern gave up (\(error.description))"
-                    moveTo(p, s)
+                    moveTo(p, &s)
                     rejectRest(w, reason: failure!, isFinal: isFinal, actions: &actions)
                     return
                 }
@@ -457,7 +476,7 @@ struct TemplateGrammar: CallGrammar {
             p = hold
             break
         }
-        moveTo(p, s)
+        moveTo(p, &s)
         guard !isFinal, w.end < w.received else { return }
         // The decoder showed only the cap's worth of bytes.
         if let f = current, opened, isHeld(template.fields[f]), !oversized {
@@ -475,21 +494,26 @@ struct TemplateGrammar: CallGrammar {
             // go to the current region, so memory stays bounded. (The reach rule decides long
             // before this; it is a guard.)
             accumulate(pos..<end, &s, &actions)
-            moveTo(end, s)
+            moveTo(end, &s)
         }
     }
 
-    /// Moves the scan position to `p`, keeping the last bytes before it as context.
-    private mutating func moveTo(_ p: Int, _ s: Scan) {
+    /// Moves the scan position to `p`, keeping the last bytes before it as context (in the
+    /// step's tail, in place).
+    private mutating func moveTo(_ p: Int, _ s: inout Scan) {
         guard p != pos else { return }
         if contextBytes > 0 {
             let lo = max(0, p - contextBytes)
-            if lo >= pos {
-                tail = s.bytes(lo..<p)
-            } else {
-                var t = s.bytes(max(lo, pos - tail.count)..<p)
-                if t.count > contextBytes { t.removeFirst(t.count - contextBytes) }
-                tail = t
+            let kept = max(lo, pos - s.tail.count)
+            if kept >= pos {
+                s.tail.removeAll(keepingCapacity: true)
+            } else if kept > pos - s.tail.count {
+                s.tail.removeFirst(kept - (pos - s.tail.count))
+            }
+            var i = max(lo, pos)
+            while i < p {
+                s.tail.append(s.byte(i))
+                i += 1
             }
         }
         pos = p
@@ -537,7 +561,7 @@ struct TemplateGrammar: CallGrammar {
         let prefix: [UInt8]
         let window: ByteWindow
         /// The grammar's context tail: the bytes at positions `tailEnd - tail.count ..< tailEnd`.
-        let tail: [UInt8]
+        var tail: [UInt8]
         let tailEnd: Int
 
         @inline(__always)
