@@ -50,6 +50,8 @@ public struct PCRE2Error: Error, CustomStringConvertible, Sendable, Equatable {
         public static let multiline = Options(rawValue: PCRE2_MULTILINE)
         /// Patterns and subjects are UTF-8 (invalid subjects are matched, not rejected).
         public static let utf = Options(rawValue: PCRE2_UTF | PCRE2_MATCH_INVALID_UTF)
+        /// A match must start where the search starts (compiled in, so JIT matching serves it).
+        public static let anchored = Options(rawValue: PCRE2_ANCHORED)
         /// `$` matches only at the very end, not before a final newline (as in ECMA-262).
         public static let dollarEndOnly = Options(rawValue: PCRE2_DOLLAR_ENDONLY)
         /// `\w`, `\d`, `\s`, `\b` and POSIX classes use Unicode properties (with ``utf``), as

@@ -30,6 +30,9 @@ public struct ResponseTemplate: Sendable {
     /// An anchor that opens or closes a region (a reference: the scan reads it per step).
     final class Anchor: Sendable {
         let regex: PCRE2Regex
+        /// The same pattern compiled anchored (a pattern anchor's, nil for a literal): one
+        /// attempt at a given position, with JIT matching.
+        let anchoredRegex: PCRE2Regex?
         /// The literals, for a literal anchor (nil for a pattern).
         let literals: [[UInt8]]?
         /// Whether one literal is a strict prefix of another (a match at the end of the bytes
@@ -52,9 +55,10 @@ public struct ResponseTemplate: Sendable {
 
         init(
             regex: PCRE2Regex, literals: [[UInt8]]?, canExtend: Bool, groups: [(name: String, number: Int)],
-            contextBytes: Int = 0, isLookahead: Bool = false
+            contextBytes: Int = 0, isLookahead: Bool = false, anchoredRegex: PCRE2Regex? = nil
         ) {
             self.isLookahead = isLookahead
+            self.anchoredRegex = anchoredRegex
             self.regex = regex
             self.literals = literals
             self.canExtend = canExtend
@@ -308,18 +312,21 @@ public struct ResponseTemplate: Sendable {
             // plus one character for `\b`, `\A` and a multiline `^`; a character is at most 4
             // bytes.
             let characters = (syntax.lookbehinds + 1) * (regex.maxLookbehind + 1)
+            let anchored = try compile(translated, scope: scope, key: patternKey, anchored: true)
             return Anchor(
                 regex: regex, literals: nil, canExtend: false, groups: groups, contextBytes: 4 * characters,
-                isLookahead: syntax.isLookahead)
+                isLookahead: syntax.isLookahead, anchoredRegex: anchored)
         }
         return nil
     }
 
     /// Compiles a pattern as the template's patterns run: `.` matches newlines, UTF-8 with
     /// Unicode classes, and the match and depth limits set.
-    static func compile(_ source: String, scope: String, key: String) throws(ResponseTemplateError) -> PCRE2Regex {
+    static func compile(_ source: String, scope: String, key: String, anchored: Bool = false) throws(ResponseTemplateError) -> PCRE2Regex {
         do {
-            return try PCRE2Regex(source, options: [.dotAll, .utf, .ucp], matchLimit: matchLimit, depthLimit: depthLimit)
+            return try PCRE2Regex(
+                source, options: anchored ? [.dotAll, .utf, .ucp, .anchored] : [.dotAll, .utf, .ucp], matchLimit: matchLimit,
+                depthLimit: depthLimit)
         } catch {
             throw ResponseTemplateError("\(scope): \(key) is not a valid regular expression: \(error.description)")
         }

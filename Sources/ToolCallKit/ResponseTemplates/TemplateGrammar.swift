@@ -142,7 +142,9 @@ struct TemplateGrammar: CallGrammar {
         var lastEnd: Int?
         var zeroAt = -1
         while x <= prompt.count {
-            let bound = (x / w + 2) * w
+            var bound = (x / w + 2) * w
+            // On a character's first byte (see ``Scan/characterStart(_:after:)``).
+            while bound < prompt.count && bound > x && bound > (x / w + 2) * w - 3 && prompt[bound] & 0xC0 == 0x80 { bound -= 1 }
             let end = min(prompt.count, bound)
             let lo = max(0, x - anchor.contextBytes)
             let found = try? unsafe prompt.withUnsafeBufferPointer { all throws(PCRE2Error) in
@@ -192,9 +194,13 @@ struct TemplateGrammar: CallGrammar {
         case match(Range<Int>, groups: [Range<Int>?]?)
     }
 
-    /// One anchor's search, carried from step to step. It began at some scan position (its
-    /// origin); every attempt from there to ``first`` simply failed. Its result therefore
-    /// holds for a search from any position up to `min(first, resume)`, and is reused there.
+    /// One anchor's search, carried from step to step. It begins where the anchor comes to be
+    /// watched with no search that holds, which is always where a match was taken (or the
+    /// first byte): so it begins at the same position at every chunking. It holds, and goes on
+    /// from ``resume`` as bytes arrive, until the scan passes ``resume``, which only a match
+    /// taken past it does. (Positions the scan stops at in between, a chunk's end or another
+    /// anchor's pending start, are not new beginnings: which parts of a segment were given up
+    /// depends on where the search began.)
     struct Search: Sendable {
         /// The first attempt that did not simply fail: a match, a pending attempt, or one
         /// given up at its reach.
@@ -207,7 +213,7 @@ struct TemplateGrammar: CallGrammar {
         /// The attempt at the first byte (with its own reach) was decided.
         var startDone = false
 
-        func holds(at p: Int) -> Bool { resume >= 0 && p <= min(first, resume) }
+        func holds(at p: Int) -> Bool { resume >= 0 && p <= resume }
     }
 
     /// How far an attempt that begins at `s` (not the first byte) may reach: the end of the
@@ -259,7 +265,9 @@ struct TemplateGrammar: CallGrammar {
         var x = searches[k].resume
         search: while x <= end {
             let first = x == 0 && !searches[k].startDone && anchor.isLookahead
-            let limit = first ? startReach : bound(x)
+            // The reach ends on a character's first byte: a search cut inside a character
+            // would meet an invalid sequence there, which stops every attempt short of it.
+            let limit = s.characterStart(first ? startReach : bound(x), after: x)
             let subjectEnd = min(end, limit)
             // Hard partial matching, also at the end of the stream: an attempt that reads to
             // the last byte is then tried alone (below), so the search never tries every
@@ -374,12 +382,16 @@ struct TemplateGrammar: CallGrammar {
         let notEmpty = x == zeroWidthAt
         // The attempt at the first byte of a lookahead may read as far as the call cap: its
         // match limit grows with what it reads (a lazy scan takes a step or two per byte).
+        // (An anchored attempt runs the pattern compiled anchored, which JIT matching serves.)
+        let regex = anchored ? anchor.anchoredRegex ?? anchor.regex : anchor.regex
         let m =
             anchored
-            ? anchor.regex.makeMatcher(raisingLimitTo: UInt32(clamping: 4 * (end - lo) + Int(ResponseTemplate.matchLimit)))
-            : anchor.regex.makeMatcher()
+            ? regex.makeMatcher(raisingLimitTo: UInt32(clamping: 4 * (end - lo) + Int(ResponseTemplate.matchLimit)))
+            : regex.makeMatcher()
+        let matchAnchored = anchored && anchor.anchoredRegex == nil
         let found = try unsafe s.withBytes(lo..<end) { subject throws(PCRE2Error) in
-            try unsafe m.match(subject, from: x - lo, partial: partial, notBOL: lo > 0, anchored: anchored, notEmptyAtStart: notEmpty)
+            try unsafe m.match(
+                subject, from: x - lo, partial: partial, notBOL: lo > 0, anchored: matchAnchored, notEmptyAtStart: notEmpty)
         }
         switch found {
         case .match(let g): return .match((lo + g[0]!.lowerBound)..<(lo + g[0]!.upperBound), groups: g.map { $0.map { (lo + $0.lowerBound)..<(lo + $0.upperBound) } })
@@ -607,6 +619,15 @@ struct TemplateGrammar: CallGrammar {
 
         /// The stream offset of position `i` (prefix bytes map to 0).
         func stream(_ i: Int) -> Int { max(0, i - p0) }
+
+        /// `i`, or the start of the character it falls in (at most 3 bytes back, not before
+        /// `floor`), when the bytes there have been received.
+        func characterStart(_ i: Int, after floor: Int) -> Int {
+            guard i < p0 + window.end else { return i }
+            var k = i
+            while k > floor && k > i - 3 && byte(k) & 0xC0 == 0x80 { k -= 1 }
+            return k
+        }
     }
 
     // MARK: - Regions
