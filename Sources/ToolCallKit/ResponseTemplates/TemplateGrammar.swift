@@ -94,6 +94,8 @@ struct TemplateGrammar: CallGrammar {
     private let insideFirst: [ByteSet?]
     /// Each anchor's search (index field * 2 + kind), kept while it holds.
     private var searches: [Search]
+    /// Each pattern anchor's match data (same index), made at its first search.
+    private var matchers: [MatcherBox?]
 
     init(template: ResponseTemplate, prefix: [UInt8], callBytes: Int = .max) {
         self.template = template
@@ -118,6 +120,7 @@ struct TemplateGrammar: CallGrammar {
         self.outsideFirst = firstBytes(outside)
         self.insideFirst = self.inside.map(firstBytes)
         self.searches = Array(repeating: Search(), count: template.fields.count * 2)
+        self.matchers = Array(repeating: nil, count: template.fields.count * 2)
         var context = 0
         for field in template.fields {
             context = max(context, field.open?.contextBytes ?? 0, field.close?.contextBytes ?? 0)
@@ -275,7 +278,7 @@ struct TemplateGrammar: CallGrammar {
             // lookahead, alone already, is matched whole at the end.
             let partial = !(isFinal && first && limit >= end)
             var givenUp: Int
-            switch try search(anchor, s, from: x, end: subjectEnd, partial: partial, anchored: first) {
+            switch try search(k, anchor, s, from: x, end: subjectEnd, partial: partial, anchored: first) {
             case .match(let r, let g):
                 if !isFinal && subjectEnd == end && Self.canGrow(anchor, r, end) {
                     settle(k, .pending(r.lowerBound), at: r.lowerBound)
@@ -290,7 +293,7 @@ struct TemplateGrammar: CallGrammar {
                 }
                 // The stream has ended: the attempt that read to its end is decided on the
                 // whole text; if it fails, the rest of its segment is given up as at the reach.
-                if case .match(let r, let g) = try search(anchor, s, from: at, end: end, partial: false, anchored: true) {
+                if case .match(let r, let g) = try search(k, anchor, s, from: at, end: end, partial: false, anchored: true) {
                     settle(k, .match(r, groups: g), at: r.lowerBound)
                     return
                 }
@@ -375,22 +378,25 @@ struct TemplateGrammar: CallGrammar {
 
     /// One PCRE2 search of a pattern anchor from `x` over the bytes up to `end`, with the
     /// context bytes before `x` the pattern may read.
-    private func search(_ anchor: ResponseTemplate.Anchor, _ s: Scan, from x: Int, end: Int, partial: Bool, anchored: Bool)
-        throws(PCRE2Error) -> Outcome
-    {
+    private mutating func search(
+        _ k: Int, _ anchor: ResponseTemplate.Anchor, _ s: Scan, from x: Int, end: Int, partial: Bool, anchored: Bool
+    ) throws(PCRE2Error) -> Outcome {
         let lo = max(0, x - anchor.contextBytes)
         let notEmpty = x == zeroWidthAt
-        // The attempt at the first byte of a lookahead may read as far as the call cap: its
-        // match limit grows with what it reads (a lazy scan takes a step or two per byte).
-        // (An anchored attempt runs the pattern compiled anchored, which JIT matching serves.)
+        // (An anchored attempt runs the pattern compiled anchored, which JIT matching serves,
+        // with a match limit that grows with what it may read.) An unanchored search reuses
+        // the anchor's match data.
         let regex = anchored ? anchor.anchoredRegex ?? anchor.regex : anchor.regex
-        let m =
-            anchored
-            ? regex.makeMatcher(raisingLimitTo: UInt32(clamping: 4 * (end - lo) + Int(ResponseTemplate.matchLimit)))
-            : regex.makeMatcher()
+        let box: MatcherBox
+        if anchored {
+            box = MatcherBox(regex.makeMatcher(raisingLimitTo: UInt32(clamping: 4 * (end - lo) + Int(ResponseTemplate.matchLimit))))
+        } else {
+            if matchers[k] == nil || !isKnownUniquelyReferenced(&matchers[k]) { matchers[k] = MatcherBox(regex.makeMatcher()) }
+            box = matchers[k]!
+        }
         let matchAnchored = anchored && anchor.anchoredRegex == nil
         let found = try unsafe s.withBytes(lo..<end) { subject throws(PCRE2Error) in
-            try unsafe m.match(
+            try unsafe box.matcher.match(
                 subject, from: x - lo, partial: partial, notBOL: lo > 0, anchored: matchAnchored, notEmptyAtStart: notEmpty)
         }
         switch found {
@@ -840,4 +846,12 @@ struct TemplateGrammar: CallGrammar {
     private mutating func rejectRest(_ w: ByteWindow, reason: String, isFinal: Bool, actions: inout [StreamAction]) {
         rejectRest(w, reason: reason, isFinal: isFinal, &actions)
     }
+}
+
+/// One anchor's PCRE2 match data, kept by a grammar between searches. A reference: a copied
+/// decoder shares it until its first search, which makes its own (the grammar checks that it
+/// holds the only reference), so two copies never match with one buffer.
+final class MatcherBox: @unchecked Sendable {
+    let matcher: PCRE2Matcher
+    init(_ matcher: consuming PCRE2Matcher) { self.matcher = matcher }
 }
