@@ -96,6 +96,9 @@ struct TemplateGrammar: CallGrammar {
     private var searches: [Search]
     /// Each pattern anchor's match data (same index), made at its first search.
     private var matchers: [MatcherBox?]
+    /// Where a search's bytes are copied when the window does not hold them all (the context
+    /// before its start is in ``tail``).
+    private var scratch = ScratchBuffer()
 
     init(template: ResponseTemplate, prefix: [UInt8], callBytes: Int = .max) {
         self.template = template
@@ -419,7 +422,8 @@ struct TemplateGrammar: CallGrammar {
         let streamEnd = isFinal ? w.end : UTF8Boundary.safeEnd(w, start: min(streamFrom, w.end), end: w.end)
         let end = p0 + streamEnd
         // The step owns the context tail (a swap, so that updating it copies nothing).
-        var s = Scan(p0: p0, prefix: prefix, window: w, tail: [], tailEnd: pos)
+        if !isKnownUniquelyReferenced(&scratch) { scratch = ScratchBuffer() }
+        var s = Scan(p0: p0, prefix: prefix, window: w, tail: [], tailEnd: pos, scratch: scratch)
         swap(&s.tail, &tail)
         defer { swap(&tail, &s.tail) }
         if !isFinal, pos >= p0, streamFrom == accounted, streamEnd > streamFrom, plainRun(w, from: streamFrom, to: streamEnd) {
@@ -590,10 +594,19 @@ struct TemplateGrammar: CallGrammar {
             return tail[tail.count - (tailEnd - i)]
         }
 
+        /// The grammar's buffer for a search's bytes that the window does not hold in one piece.
+        let scratch: ScratchBuffer
+
         /// The bytes at scan positions `r`.
         func bytes(_ r: Range<Int>) -> [UInt8] {
             var out: [UInt8] = []
             out.reserveCapacity(r.count)
+            append(r, to: &out)
+            return out
+        }
+
+        /// Appends the bytes at scan positions `r` to `out`.
+        func append(_ r: Range<Int>, to out: inout [UInt8]) {
             var i = r.lowerBound
             if i < p0 {
                 out += prefix[i..<min(p0, r.upperBound)]
@@ -606,11 +619,10 @@ struct TemplateGrammar: CallGrammar {
                 i = to
             }
             if i < r.upperBound { out += window.slice((i - p0)..<(r.upperBound - p0)) }
-            return out
         }
 
         /// Calls `body` with the bytes at scan positions `r`: in place when the window holds
-        /// them all, else copied.
+        /// them all, else copied into the grammar's scratch buffer (no allocation per search).
         func withBytes<R>(_ r: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) throws(PCRE2Error) -> R) throws(PCRE2Error) -> R {
             if r.lowerBound >= p0 + window.base {
                 let lo = r.lowerBound - p0 - window.base
@@ -619,7 +631,14 @@ struct TemplateGrammar: CallGrammar {
                     try unsafe body(UnsafeBufferPointer(rebasing: all[lo..<hi]))
                 }
             }
-            let copy = bytes(r)
+            var copy: [UInt8] = []
+            swap(&copy, &scratch.bytes)
+            defer {
+                // A large copy's storage is not kept (the buffer serves the short ones).
+                if copy.capacity <= ScratchBuffer.keptCapacity { swap(&copy, &scratch.bytes) }
+            }
+            copy.removeAll(keepingCapacity: true)
+            append(r, to: &copy)
             return try unsafe copy.withUnsafeBufferPointer { buf throws(PCRE2Error) in try unsafe body(buf) }
         }
 
@@ -846,6 +865,15 @@ struct TemplateGrammar: CallGrammar {
     private mutating func rejectRest(_ w: ByteWindow, reason: String, isFinal: Bool, actions: inout [StreamAction]) {
         rejectRest(w, reason: reason, isFinal: isFinal, &actions)
     }
+}
+
+/// A grammar's buffer for the bytes of a search that the decoder's window does not hold in one
+/// piece, kept between searches. A reference, replaced (like ``MatcherBox``) when a copied
+/// decoder shares it.
+final class ScratchBuffer: @unchecked Sendable {
+    var bytes: [UInt8] = []
+    /// The largest storage kept between searches.
+    static let keptCapacity = 64 << 10
 }
 
 /// One anchor's PCRE2 match data, kept by a grammar between searches. A reference: a copied
