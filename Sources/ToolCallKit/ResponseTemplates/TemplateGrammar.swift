@@ -398,7 +398,8 @@ struct TemplateGrammar: CallGrammar {
             box = matchers[k]!
         }
         let matchAnchored = anchored && anchor.anchoredRegex == nil
-        let found = try unsafe s.withBytes(lo..<end) { subject throws(PCRE2Error) in
+        if lo < s.p0 + s.window.base && !isKnownUniquelyReferenced(&scratch) { scratch = ScratchBuffer() }
+        let found = try unsafe s.withBytes(lo..<end, scratch: scratch) { subject throws(PCRE2Error) in
             try unsafe box.matcher.match(
                 subject, from: x - lo, partial: partial, notBOL: lo > 0, anchored: matchAnchored, notEmptyAtStart: notEmpty)
         }
@@ -422,8 +423,7 @@ struct TemplateGrammar: CallGrammar {
         let streamEnd = isFinal ? w.end : UTF8Boundary.safeEnd(w, start: min(streamFrom, w.end), end: w.end)
         let end = p0 + streamEnd
         // The step owns the context tail (a swap, so that updating it copies nothing).
-        if !isKnownUniquelyReferenced(&scratch) { scratch = ScratchBuffer() }
-        var s = Scan(p0: p0, prefix: prefix, window: w, tail: [], tailEnd: pos, scratch: scratch)
+        var s = Scan(p0: p0, prefix: prefix, window: w, tail: [], tailEnd: pos)
         swap(&s.tail, &tail)
         defer { swap(&tail, &s.tail) }
         if !isFinal, pos >= p0, streamFrom == accounted, streamEnd > streamFrom, plainRun(w, from: streamFrom, to: streamEnd) {
@@ -594,9 +594,6 @@ struct TemplateGrammar: CallGrammar {
             return tail[tail.count - (tailEnd - i)]
         }
 
-        /// The grammar's buffer for a search's bytes that the window does not hold in one piece.
-        let scratch: ScratchBuffer
-
         /// The bytes at scan positions `r`.
         func bytes(_ r: Range<Int>) -> [UInt8] {
             var out: [UInt8] = []
@@ -623,7 +620,9 @@ struct TemplateGrammar: CallGrammar {
 
         /// Calls `body` with the bytes at scan positions `r`: in place when the window holds
         /// them all, else copied into the grammar's scratch buffer (no allocation per search).
-        func withBytes<R>(_ r: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) throws(PCRE2Error) -> R) throws(PCRE2Error) -> R {
+        func withBytes<R>(
+            _ r: Range<Int>, scratch: ScratchBuffer, _ body: (UnsafeBufferPointer<UInt8>) throws(PCRE2Error) -> R
+        ) throws(PCRE2Error) -> R {
             if r.lowerBound >= p0 + window.base {
                 let lo = r.lowerBound - p0 - window.base
                 let hi = r.upperBound - p0 - window.base
