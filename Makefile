@@ -196,7 +196,8 @@ bench-check: release
 bench-record: release
 	python3 Benchmarks/bench_check.py --record
 
-# libFuzzer: every format, the decoder's invariants checked in the fuzz body. The fuzz target has
+# libFuzzer: every format and response templates (the shipped ones and generated ones), the
+# decoder's invariants checked in the fuzz body. The fuzz target has
 # no `main` (libFuzzer supplies it), so it is built alone, with `--product`.
 # Built in its own scratch folder so the sanitized build does not displace the release build.
 # `--sanitize fuzzer --sanitize address` gave a build without coverage instrumentation here
@@ -224,6 +225,7 @@ fuzz-dict: release
 
 fuzz: fuzz-build fuzz-dict
 	@rm -rf fuzz-corpus/seeds && sh Fuzz/make-corpus.sh Fixtures/formats fuzz-corpus/seeds .build/release/toolcall
+	@python3 Fuzz/template-seeds.py fuzz-corpus/seeds
 	@mkdir -p fuzz-corpus/found fuzz-corpus/artifacts
 	SWIFT_BACKTRACE=enable=no $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -max_len=8192 -timeout=20 -dict=$(FUZZ_DICT) -print_final_stats=1 \

@@ -1,6 +1,8 @@
 """The Python Decoder against the CLI: the same bytes in, the same event lines out."""
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import threading
 
@@ -185,6 +187,25 @@ def test_misuse_after_finish_and_of_the_wrong_input():
 def test_bad_model_output_is_an_event_not_an_exception():
     events = toolcallkit.Decoder(format="json").feed('<tool_call>{"name": "f", "arguments": {]}</tool_call>')
     assert [e["type"] for e in events if e["type"] == "rejected"] == ["rejected"]
+
+
+def test_zero_width_template_from_a_model_folder_ends(cli):
+    """A model folder whose response template's anchors match only the empty string, decoded
+    from token ids through the library's ``model`` option: decoding ends (it used to spin
+    forever), with the CLI's events for the same bytes. In a child process under a timeout, so
+    that a regression fails instead of hanging."""
+    folder = os.path.join(FIXTURES, "models", "own-response-template-zero-width-tokens")
+    program = (
+        "import json, sys, toolcallkit\n"
+        "d = toolcallkit.Decoder(model=sys.argv[1], reasoning=True)\n"
+        "print(json.dumps(d.feed_tokens([120, 121, 122]) + d.finish()))\n"  # x y z
+    )
+    p = subprocess.run([sys.executable, "-c", program, folder], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    events = json.loads(p.stdout)
+    assert events[-1] == {"type": "end", "tool_calls": 0, "rejected": 0, "bytes": 3}
+    code, out, _ = cli(["decode", "--model", folder, "--reasoning"], b"xyz")
+    assert code == 0 and events == [json.loads(line) for line in out.splitlines()]
 
 
 def test_parse_gives_an_openai_assistant_message():
