@@ -107,7 +107,7 @@ public struct ChunkingCheck {
     /// The contracts: raw spans rebuild the input and each is at least one byte; every started
     /// call ends exactly once (accepted or rejected) with its own index, and indexes count from
     /// 0; with tools, only declared names start; an undeclared tool is rejected without an
-    /// index; no delta is empty; each accepted call's joined deltas (each fragment repaired as
+    /// index; no text, reasoning or delta event is empty; each accepted call's joined deltas (each fragment repaired as
     /// the encoders repair it) are strict JSON equal to its arguments, which are an object;
     /// reasoning carries its raw bytes; no text event ends inside a UTF-8 sequence; nothing
     /// follows `end`, whose counts are right.
@@ -130,10 +130,12 @@ public struct ChunkingCheck {
             }
             switch e {
             case .text(let t):
+                check(!t.isEmpty, "an empty text event")
                 check(Self.cutsCleanly(input, at: raw.count), "text ends inside a UTF-8 sequence: \(t.utf8)")
                 if case .text(var prev)? = out.last { out.removeLast(); prev += t.utf8; out.append(.text(prev)) } else { out.append(.text(t.utf8)) }
             case .reasoning(let t, let r):
                 check(r != nil || !options.rawSpans, "reasoning without raw bytes")
+                check(!t.isEmpty, "an empty reasoning event (raw \(String(decoding: r ?? [], as: UTF8.self).debugDescription))")
                 if case .reasoning(var prev)? = out.last { out.removeLast(); prev += t.utf8; out.append(.reasoning(prev)) } else { out.append(.reasoning(t.utf8)) }
             case .toolCallStart(let index, let id, let name):
                 check(index == nextIndex, "start index \(index), expected \(nextIndex)")

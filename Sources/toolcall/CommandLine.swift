@@ -134,7 +134,7 @@ struct ArgumentReader {
             case "--response-template": o.responseTemplate = try value(for: arg)
             case "--prefix-file": o.prefixFile = try value(for: arg)
             default:
-                throw .usage("unknown option '\(arg)' for decode (see toolcall decode --help)")
+                throw .usage(UsageMessages.unknownArgument(arg, command: "decode", help: Help.decode))
             }
         }
         if o.format != nil && o.model != nil { throw .usage("--format and --model cannot be used together") }

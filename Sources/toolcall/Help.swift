@@ -36,8 +36,11 @@ enum Help {
                                   Reasoning is always separated.
           --prefix-file FILE      The end of the prompt, for a template's start anchor (a
                                   prefilled <think> starts the stream in reasoning).
-          --tools FILE            An OpenAI-style tools array: only these names are accepted,
-                                  and text-valued arguments are typed by their schemas.
+          --tools FILE            The tools the request declared: an OpenAI tools array,
+                                  flat {"name", "parameters"} entries, Anthropic entries
+                                  ({"name", "input_schema"}), or a whole request body with
+                                  a "tools" array. Only these names are accepted, and
+                                  text-valued arguments are typed by their schemas.
           --validate              Check arguments against the tools' schemas (needs --tools).
           --whole-calls           Emit a call only once it is accepted: its start, all its
                                   arguments and its end together. Text still streams.
@@ -69,7 +72,7 @@ enum Help {
                                [options] < model-output
                toolcall render --format NAME [--text TEXT] < calls
                toolcall infer DIR
-               toolcall formats
+               toolcall formats [--json | --fuzz-dictionary]
                toolcall --version | --help
                toolcall COMMAND --help
 
@@ -114,8 +117,9 @@ enum Help {
           --format NAME           The format to write the calls in.
           --text TEXT             Content the model wrote before the calls.
 
-        Standard input: an OpenAI tool_calls array (or an assistant message holding one), or
-        the tool_call event lines that decode writes.
+        Standard input: an OpenAI tool_calls array; an OpenAI assistant message, whose
+        content is the text before the calls (then --text cannot be given too); or the
+        tool_call event lines that decode writes.
 
         EXIT STATUS:
           0 success, 1 a call the format cannot express or unreadable input, 2 bad usage.

@@ -4,13 +4,11 @@
 extension CallRenderer {
     // MARK: - Leading text
 
-    /// Text before the calls must stay text: it may not hold one of the format's markers (it
-    /// would be read as markup). (Rules of one format, such as `llama3`'s bare call at the start
-    /// of the output, are checked by its renderer.)
-    ///
-    /// With tools declared, `json` and `llama3` also read a bare call object naming a declared
-    /// tool anywhere in the text as a call; that depends on the tools, which rendering does not
-    /// know, so it is not checked.
+    /// Text before the calls must stay text: it may not hold one of the format's markers that
+    /// count anywhere (it would be read as markup). This is the quick check, with the marker in
+    /// the message; ``checkTextReadsBack(_:_:textCount:)`` is the complete one. (Rules of one
+    /// format, such as `llama3`'s bare call at the start of the output, are checked by its
+    /// renderer.)
     static func checkText(_ format: ToolCallFormat, _ text: String) throws(RenderError) {
         guard !text.isEmpty else { return }
         let bytes = Array(text.utf8)
@@ -21,6 +19,49 @@ extension CallRenderer {
                 let m = String(decoding: marker.bytes, as: UTF8.self)
                 throw RenderError(index: nil, name: nil, reason: "it holds \(format.rawValue)'s marker \(m), which would be read as markup")
             }
+        }
+    }
+
+    /// The leading text of the rendered output `out` (its first `textCount` bytes) decodes as
+    /// that text and nothing else, however it is read: with reasoning separated, and with tools
+    /// that declare every name (the widest reading: a bare call object naming any tool, a
+    /// marker that counts only with tools or only at the start, a reasoning marker, a candidate
+    /// such as pythonic's `[`). The text, and the calls after it, must come back: the bytes up
+    /// to the first event that is not text are the text and the white space after it.
+    ///
+    /// A decoder leaves text only at a marker, so a text without any first byte of the format's
+    /// markers (call and reasoning markers) needs no decoding.
+    static func checkTextReadsBack(_ format: ToolCallFormat, _ out: [UInt8], textCount: Int) throws(RenderError) {
+        guard textCount > 0, out.count >= textCount else { return }
+        var firsts = [Bool](repeating: false, count: 256)
+        for m in format.definition.markerTexts + format.definition.reasoningMarkerTexts + format.definition.reasoning.endedBy {
+            if let b = m.utf8.first { firsts[Int(b)] = true }
+        }
+        guard out[0..<textCount].contains(where: { firsts[Int($0)] }) else { return }
+        var decoder = ToolCallDecoder(format: format, tools: .everyName, options: ToolCallDecoder.Options(rawSpans: true, reasoning: true))
+        var events = decoder.feed(out)
+        decoder.finish(into: &events)
+        var at = 0
+        for e in events {
+            let what: String
+            switch e {
+            case .text(let t):
+                at += t.utf8Count
+                continue
+            case .end: what = "text"
+            case .reasoning: what = "reasoning"
+            case .toolCallStart, .toolCallDelta, .toolCall: what = "a tool call"
+            case .rejected(let r): what = "a rejected call (\(r.reason.rawValue))"
+            case .markup: what = "markup"
+            }
+            // The text, then only white space, before the first event that is not text.
+            if at >= textCount && (at == textCount || out[textCount..<at].allSatisfy(JSONReader.isSpace)) { return }
+            let from = min(at, textCount)
+            let shown = String(decoding: out[from..<min(out.count, from + 40)], as: UTF8.self)
+            if at < textCount {
+                throw RenderError(index: nil, name: nil, reason: "\(format.rawValue)'s decoder reads \(JSONValue.string(shown).jsonText) (from byte \(at) of the text) as \(what), not text, and the format has no escape for text")
+            }
+            throw RenderError(index: nil, name: nil, reason: "it ends in something \(format.rawValue)'s decoder reads on into the calls after it (\(JSONValue.string(shown).jsonText) is read as text), and the format has no escape for text")
         }
     }
 

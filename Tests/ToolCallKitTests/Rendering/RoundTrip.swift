@@ -18,10 +18,10 @@ enum RoundTrip {
     /// (``RoundTripCheck``), and that the ids are the ones this test expects of the format. A
     /// ``RenderError`` is returned as `.failure` and checked against `mayFail` by the caller.
     static func check(
-        _ format: ToolCallFormat, _ calls: [RenderedCall], text: String?, everySplit: Bool,
+        _ format: ToolCallFormat, _ calls: [RenderedCall], text: String?, everySplit: Bool, reasoning: Bool = false,
         label: String, sourceLocation: SourceLocation = #_sourceLocation
     ) -> Result<Outcome, RenderError> {
-        let result = RoundTripCheck.check(format, calls, text: text, chunkings: .exhaustive(everySplit: everySplit)) {
+        let result = RoundTripCheck.check(format, calls, text: text, chunkings: .exhaustive(everySplit: everySplit), reasoning: reasoning) {
             Issue.record(Comment(rawValue: "[\(label)] " + $0), sourceLocation: sourceLocation)
         }
         switch result {

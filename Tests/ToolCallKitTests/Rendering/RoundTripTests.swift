@@ -189,7 +189,7 @@ struct RoundTripTests {
                 decodes += outcome.decodes
             case .failure(let error):
                 refused += 1
-                print("round trip \(format.rawValue): refused [\(label)]: \(error)")
+                TestLog.note("round trip \(format.rawValue): refused [\(label)]: \(error)")
                 if let fragment = row.cannot[format] {
                     #expect(error.reason.contains(fragment), "[\(label)] \(format.rawValue): \(error)", sourceLocation: row.sourceLocation)
                 } else if !row.mayRefuse.contains(format) {
@@ -198,7 +198,7 @@ struct RoundTripTests {
                 #expect(error.index != nil || row.text != nil, "[\(label)] the error names no call: \(error)", sourceLocation: row.sourceLocation)
             }
         }
-        print("round trip \(format.rawValue): \(roundTripTable.count) rows, \(rendered) rendered x chunkings = \(decodes) decodes, \(refused) refused")
+        TestLog.note("round trip \(format.rawValue): \(roundTripTable.count) rows, \(rendered) rendered x chunkings = \(decodes) decodes, \(refused) refused")
     }
 
     @Test("text holding the format's marker is refused", arguments: ToolCallFormat.allCases)
@@ -207,6 +207,58 @@ struct RoundTripTests {
         let marker = try #require(grammar.markers.first { if case .always = $0.condition { return true } else { return false } })
         let text = "See " + String(decoding: marker.bytes, as: UTF8.self) + " here"
         #expect(throws: RenderError.self) { try format.render([RenderedCall(name: "f", arguments: .object([]))], text: text) }
+    }
+
+    /// Issue 27 item 10: `render --format minimax_m3 --text '</mm:think>'` wrote the text as
+    /// it was, and decoding read it as markup. Every marker the format declares (call markers of
+    /// every condition, reasoning markers, the call markers that end a block), in texts around
+    /// it, with and without calls: the text is refused, or it comes back as that text whether
+    /// the decoder separates reasoning or not.
+    @Test("text holding the format's call or reasoning markers is refused or comes back as text", arguments: ToolCallFormat.allCases)
+    func textHoldingMarkers(_ format: ToolCallFormat) {
+        let d = format.definition
+        let markers = Array(Set(d.markerTexts + d.reasoningMarkerTexts + d.reasoning.endedBy)).sorted()
+        let one = [RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1"))]))]
+        var refused = 0
+        var rendered = 0
+        for marker in markers {
+            for text in [marker, "before \(marker) after", "\(marker) after", "before \(marker)", marker + marker] {
+                for calls in [[], one] {
+                    for reasoning in [false, true] {
+                        let label = "text \(text.debugDescription), \(calls.count) call(s), reasoning \(reasoning ? "on" : "off")"
+                        switch RoundTrip.check(format, calls, text: text, everySplit: false, reasoning: reasoning, label: label) {
+                        case .success: rendered += 1
+                        case .failure(let error):
+                            refused += 1
+                            #expect(error.index == nil, "[\(label)] \(format.rawValue): the error names a call: \(error)")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(refused + rendered == markers.count * 20 && !markers.isEmpty)
+    }
+
+    @Test("minimax_m3: a text holding </mm:think> is refused, naming what the decoder reads")
+    func minimaxThinkClose() {
+        #expect(throws: RenderError.self) { try ToolCallFormat.minimaxM3.render([], text: "</mm:think>") }
+        do {
+            _ = try ToolCallFormat.minimaxM3.render([], text: "</mm:think>")
+        } catch {
+            #expect(error.index == nil && error.reason.contains("</mm:think>") && error.reason.contains("markup"), "\(error)")
+        }
+    }
+
+    @Test("a text holding <think> is refused in every format (reasoning separation would read a block)", arguments: ToolCallFormat.allCases)
+    func thinkInText(_ format: ToolCallFormat) {
+        guard format.isImplemented, format.definition.reasoningMarkerTexts.contains("<think>") else { return }
+        #expect(throws: RenderError.self) { try format.render([], text: "Thinking: <think>x</think> done") }
+    }
+
+    @Test("a json text holding a bare call object is refused (it is a call to a reader that declares the tool)")
+    func jsonBareObjectText() {
+        #expect(throws: RenderError.self) { try ToolCallFormat.json.render([], text: "as {\"name\": \"g\", \"arguments\": {}} says") }
+        #expect(throws: Never.self) { try ToolCallFormat.json.render([], text: "plain {\"a\": 1} JSON") }
     }
 
     @Test("a llama3 text that begins like JSON is refused")
