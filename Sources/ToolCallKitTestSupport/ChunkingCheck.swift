@@ -40,7 +40,7 @@ public enum NormalizedEvent: Equatable, Sendable, CustomStringConvertible {
 /// Which chunkings ``ChunkingCheck/verify(_:chunkings:report:)`` runs besides the whole input.
 public enum Chunkings: Sendable {
     /// One byte at a time, in token-sized pieces, then (when `everySplit`) split in two at
-    /// every offset: the tests. The pieces are ``tokenSized`` with `everySplit`, else
+    /// every offset (a sample of them past ``everySplitLimit`` bytes): the tests. The pieces are ``tokenSized`` with `everySplit`, else
     /// ``tokenSample`` (the many random inputs of one test).
     case exhaustive(everySplit: Bool)
     /// Split in two at `split`, then in `chunk`-byte pieces: the fuzz target's cheaper sample.
@@ -56,6 +56,43 @@ extension Chunkings {
     public static let tokenSized: [[Int]] = [2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17].map { [$0] } + [[1, 16], [5, 12], [3, 1, 9]]
     /// A few of ``tokenSized``: one size, and a mix.
     public static let tokenSample: [[Int]] = [[4], [3, 1, 9]]
+
+    /// Inputs up to this many bytes are split at every offset; a longer one at the offsets of
+    /// ``splitOffsets(_:words:)``.
+    public static let everySplitLimit = 512
+
+    /// Where to split `input` in two: every offset of an input up to ``everySplitLimit`` bytes.
+    /// For a longer one (every offset would decode it as many times as it has bytes), a
+    /// deterministic sample: every offset in its first and last 64 bytes; every offset from the
+    /// start to the end of each occurrence of one of `words` (the format's markers and syntax
+    /// words: where a cut matters most); and about 256 more, evenly spaced, at a phase taken
+    /// from the input's bytes (so that inputs of one length are not all cut at the same places).
+    public static func splitOffsets(_ input: [UInt8], words: [[UInt8]]) -> [Int] {
+        let n = input.count
+        guard n > everySplitLimit else { return Array(0...n) }
+        var keep = [Bool](repeating: false, count: n + 1)
+        let edge = 64
+        for k in 0...edge { keep[k] = true; keep[n - k] = true }
+        for word in words where word.count >= 2 {
+            let first = word[0]
+            var i = 0
+            while i + word.count <= n {
+                if input[i] == first && input[i..<(i + word.count)].elementsEqual(word) {
+                    for k in i...(i + word.count) { keep[k] = true }
+                }
+                i += 1
+            }
+        }
+        let stride = (n + 255) / 256
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for b in input { hash = (hash ^ UInt64(b)) &* 0x100_0000_01B3 }
+        var at = Int(hash % UInt64(stride))
+        while at <= n {
+            keep[at] = true
+            at += stride
+        }
+        return keep.indices.filter { keep[$0] }
+    }
 
     /// The offsets that cut `count` bytes into pieces of the sizes, repeated in turn.
     public static func offsets(cycling sizes: [Int], count: Int) -> [Int] {
@@ -212,7 +249,9 @@ public struct ChunkingCheck {
                 _ = compare(label, Chunkings.offsets(cycling: sizes, count: input.count))
             }
             if everySplit {
-                for s in 0...input.count where !compare("split at \(s)", [s]) { break }
+                let d = format.definition
+                let words = (d.markerTexts + d.reasoningMarkerTexts + d.fuzzWords).map { Array($0.utf8) }
+                for s in Chunkings.splitOffsets(input, words: words) where !compare("split at \(s)", [s]) { break }
             }
         case .sample(let split, let chunk):
             _ = compare("split at \(split)", [split])
