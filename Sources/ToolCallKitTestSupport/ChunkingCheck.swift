@@ -39,12 +39,19 @@ public enum NormalizedEvent: Equatable, Sendable, CustomStringConvertible {
 
 /// Which chunkings ``ChunkingCheck/verify(_:chunkings:report:)`` runs besides the whole input.
 public enum Chunkings: Sendable {
-    /// One byte at a time, in token-sized pieces, then (when `everySplit`) split in two at
-    /// every offset (a sample of them past ``everySplitLimit`` bytes): the tests. The pieces are ``tokenSized`` with `everySplit`, else
+    /// One byte at a time (``byteByByte(count:)``), in token-sized pieces, then (when
+    /// `everySplit`) split in two at every offset (a sample of them past ``everySplitLimit``
+    /// bytes): the tests. The pieces are ``tokenSized`` with `everySplit`, else
     /// ``tokenSample`` (the many random inputs of one test).
     case exhaustive(everySplit: Bool)
     /// Split in two at `split`, then in `chunk`-byte pieces: the fuzz target's cheaper sample.
     case sample(split: Int, chunk: Int)
+    /// One byte at a time, in token-sized pieces (``tokenSized``), then split in two at a
+    /// sample of offsets: every one in and around each of the format's markers and syntax
+    /// words, the first and last 8, and 16 evenly spaced. The round trips' chunkings: their
+    /// subject is rendering, and the fixtures split every input of up to
+    /// ``everySplitLimit`` bytes at every offset.
+    case splitSample
 }
 
 extension Chunkings {
@@ -57,22 +64,26 @@ extension Chunkings {
     /// A few of ``tokenSized``: one size, and a mix.
     public static let tokenSample: [[Int]] = [[4], [3, 1, 9]]
 
-    /// Inputs up to this many bytes are split at every offset; a longer one at the offsets of
-    /// ``splitOffsets(_:words:)``.
+    /// Inputs up to this many bytes are split at every offset by ``exhaustive(everySplit:)``; a
+    /// longer one at a sample (``splitOffsets(_:words:fullUpTo:edge:evenly:)``).
     public static let everySplitLimit = 512
 
-    /// Where to split `input` in two: every offset of an input up to ``everySplitLimit`` bytes.
-    /// For a longer one (every offset would decode it as many times as it has bytes), a
-    /// deterministic sample: every offset in its first and last 64 bytes; every offset from the
-    /// start to the end of each occurrence of one of `words` (the format's markers and syntax
-    /// words: where a cut matters most); and about 256 more, evenly spaced, at a phase taken
-    /// from the input's bytes (so that inputs of one length are not all cut at the same places).
-    public static func splitOffsets(_ input: [UInt8], words: [[UInt8]]) -> [Int] {
+    /// Where to split `input` in two: every offset, when it has at most `fullUpTo` bytes. For a
+    /// longer one (every offset would decode it as many times as it has bytes), a
+    /// deterministic sample: every offset in its first and last `edge` bytes; every offset from
+    /// the start to the end of each occurrence of one of `words` (the format's markers and
+    /// syntax words, where a cut matters most); and about `evenly` more, evenly spaced, at a
+    /// phase taken from the input's bytes (so that inputs of one length are not all cut at the
+    /// same places).
+    public static func splitOffsets(_ input: [UInt8], words: [[UInt8]], fullUpTo: Int = everySplitLimit,
+                                    edge: Int = 64, evenly: Int = 256) -> [Int] {
         let n = input.count
-        guard n > everySplitLimit else { return Array(0...n) }
+        guard n > fullUpTo else { return Array(0...n) }
         var keep = [Bool](repeating: false, count: n + 1)
-        let edge = 64
-        for k in 0...edge { keep[k] = true; keep[n - k] = true }
+        for k in 0...min(edge, n) {
+            keep[k] = true
+            keep[n - k] = true
+        }
         for word in words where word.count >= 2 {
             let first = word[0]
             var i = 0
@@ -83,7 +94,7 @@ extension Chunkings {
                 i += 1
             }
         }
-        let stride = (n + 255) / 256
+        let stride = max(1, (n + evenly - 1) / max(1, evenly))
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for b in input { hash = (hash ^ UInt64(b)) &* 0x100_0000_01B3 }
         var at = Int(hash % UInt64(stride))
@@ -92,6 +103,14 @@ extension Chunkings {
             at += stride
         }
         return keep.indices.filter { keep[$0] }
+    }
+
+    /// The offsets of the "byte by byte" chunking: every one, for an input up to 16 KiB; for a
+    /// longer one (a long value, where the middle repeats what its first kilobytes did), every
+    /// one in its first and last 4 KiB, with the middle fed as one piece.
+    public static func byteByByte(count n: Int) -> [Int] {
+        guard n > 16 << 10 else { return Array(0..<n) }
+        return Array(0..<(4 << 10)) + Array((n - (4 << 10))..<n)
     }
 
     /// The offsets that cut `count` bytes into pieces of the sizes, repeated in turn.
@@ -150,6 +169,19 @@ public struct ChunkingCheck {
     /// follows `end`, whose counts are right.
     public func normalize(_ events: [ToolCallEvent], input: [UInt8], label: String,
                           report: (String) -> Void) -> [NormalizedEvent] {
+        normalize(events, input: input, label: label, memo: Memo(), report: report)
+    }
+
+    /// What the runs of one input share, so that a check whose inputs repeat from run to run
+    /// is not made again: the tree of each arguments text, and the joined deltas already found
+    /// to be strict JSON equal to arguments (keyed by their bytes, valued by the arguments').
+    final class Memo {
+        var trees: [[UInt8]: JSONValue] = [:]
+        var checkedDeltas: [[UInt8]: [UInt8]] = [:]
+    }
+
+    func normalize(_ events: [ToolCallEvent], input: [UInt8], label: String, memo: Memo,
+                   report: (String) -> Void) -> [NormalizedEvent] {
         func check(_ ok: Bool, _ message: @autoclosure () -> String) { if !ok { report("[\(label)] " + message()) } }
         var out: [NormalizedEvent] = []
         var raw: [UInt8] = []
@@ -193,15 +225,29 @@ public struct ChunkingCheck {
                     continue
                 }
                 check(o.id == call.id && o.name == call.name, "call \(call.index) changed its id or name")
-                check(call.arguments.isObject, "the arguments of call \(call.index) are not an object")
+                // The tree of the arguments, made once per distinct text across the runs.
+                let canonical = call.argumentsJSON
+                let arguments: JSONValue
+                if let known = memo.trees[canonical] {
+                    arguments = known
+                } else {
+                    arguments = call.arguments
+                    memo.trees[canonical] = arguments
+                }
+                check(arguments.isObject, "the arguments of call \(call.index) are not an object")
                 // The joined fragments are strict JSON text (a client's json.loads / JSON.parse
-                // accepts them) and equal the arguments.
-                let problem = StrictJSON.problem(in: Array(o.client.utf8), maxDepth: .max)
-                check(problem == nil, "joined deltas are not strict JSON (\(problem ?? "")): \(o.client.debugDescription.prefix(400))")
-                let parsed = try? JSONValue.parse(Array(o.client.utf8), maxDepth: .max)
-                check(parsed == call.arguments, "deltas \(o.client.debugDescription.prefix(400)) != arguments \(call.arguments.jsonText.prefix(400))")
+                // accepts them) and equal the arguments: checked once for each joined text and
+                // arguments that a run gives (the other chunkings mostly give the same pair).
+                let client = Array(o.client.utf8)
+                if memo.checkedDeltas[client] != canonical {
+                    let problem = StrictJSON.problem(in: client, maxDepth: .max)
+                    check(problem == nil, "joined deltas are not strict JSON (\(problem ?? "")): \(o.client.debugDescription.prefix(400))")
+                    let parsed = try? JSONValue.parse(client, maxDepth: .max)
+                    check(parsed == arguments, "deltas \(o.client.debugDescription.prefix(400)) != arguments \(arguments.jsonText.prefix(400))")
+                    if problem == nil && parsed == arguments { memo.checkedDeltas[client] = canonical }
+                }
                 out.append(.arguments(index: call.index, json: o.deltas))
-                out.append(.call(index: call.index, id: call.id, name: call.name, arguments: call.arguments))
+                out.append(.call(index: call.index, id: call.id, name: call.name, arguments: arguments))
             case .rejected(let r):
                 rejected += 1
                 if let index = r.index {
@@ -234,30 +280,44 @@ public struct ChunkingCheck {
     /// chunking of the every-offset splits is reported.
     @discardableResult
     public func verify(_ input: [UInt8], chunkings: Chunkings, report: (String) -> Void) -> [NormalizedEvent] {
-        let whole = normalize(decode(input, splits: []), input: input, label: "whole", report: report)
+        let memo = Memo()
+        let whole = normalize(decode(input, splits: []), input: input, label: "whole", memo: memo, report: report)
         func compare(_ label: String, _ splits: [Int]) -> Bool {
-            let run = normalize(decode(input, splits: splits), input: input, label: label, report: report)
+            let run = normalize(decode(input, splits: splits), input: input, label: label, memo: memo, report: report)
             guard run != whole else { return true }
             report(Self.difference(label, run, whole))
             return false
         }
         switch chunkings {
         case .exhaustive(let everySplit):
-            _ = compare("byte by byte", Array(0..<input.count))
+            _ = compare("byte by byte", Chunkings.byteByByte(count: input.count))
             for sizes in everySplit ? Chunkings.tokenSized : Chunkings.tokenSample where sizes.count > 1 || sizes[0] < input.count {
                 let label = "in \(sizes.map(String.init).joined(separator: ", "))-byte chunks"
                 _ = compare(label, Chunkings.offsets(cycling: sizes, count: input.count))
             }
             if everySplit {
-                let d = format.definition
-                let words = (d.markerTexts + d.reasoningMarkerTexts + d.fuzzWords).map { Array($0.utf8) }
-                for s in Chunkings.splitOffsets(input, words: words) where !compare("split at \(s)", [s]) { break }
+                for s in Chunkings.splitOffsets(input, words: syntaxWords) where !compare("split at \(s)", [s]) { break }
             }
+        case .splitSample:
+            _ = compare("byte by byte", Chunkings.byteByByte(count: input.count))
+            for sizes in Chunkings.tokenSized where sizes.count > 1 || sizes[0] < input.count {
+                let label = "in \(sizes.map(String.init).joined(separator: ", "))-byte chunks"
+                _ = compare(label, Chunkings.offsets(cycling: sizes, count: input.count))
+            }
+            for s in Chunkings.splitOffsets(input, words: syntaxWords, fullUpTo: 0, edge: 8, evenly: 16)
+            where !compare("split at \(s)", [s]) { break }
         case .sample(let split, let chunk):
             _ = compare("split at \(split)", [split])
             _ = compare("\(chunk)-byte chunks", Array(stride(from: chunk, to: input.count, by: chunk)))
         }
         return whole
+    }
+
+    /// The format's markers, reasoning markers and syntax words, as bytes: where a split
+    /// matters most.
+    var syntaxWords: [[UInt8]] {
+        let d = format.definition
+        return (d.markerTexts + d.reasoningMarkerTexts + d.fuzzWords).map { Array($0.utf8) }
     }
 
     /// The first differing events of two runs, for a message.

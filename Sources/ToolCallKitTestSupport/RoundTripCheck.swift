@@ -69,6 +69,8 @@ public enum RoundTripCheck {
         switch chunkings {
         case .exhaustive(let everySplit): decodes = everySplit ? bytes.count + 3 : 2
         case .sample: decodes = 3
+        case .splitSample: decodes = 2 + Chunkings.tokenSized.count
+            + Chunkings.splitOffsets(bytes, words: verifier.syntaxWords, fullUpTo: 0, edge: 8, evenly: 16).count
         }
         return .success(Outcome(bytes: bytes, events: events, decodes: decodes))
     }

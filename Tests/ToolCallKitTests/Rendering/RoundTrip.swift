@@ -4,8 +4,9 @@ import ToolCallKitTestSupport
 
 /// The round trip as an oracle: `decode(render(calls))` gives back the calls.
 ///
-/// The decode runs through ``ChunkingVerifier`` (whole, byte by byte and, unless the input is
-/// long, split in two at every offset), with tools typed from the calls' own values
+/// The decode runs through ``ChunkingVerifier`` (whole, byte by byte, in token-sized pieces
+/// and, unless the input is long, split in two at a sample of offsets that holds every cut
+/// through the format's markers: ``Chunkings/splitSample``), with tools typed from the calls' own values
 /// (``ToolSet/typing(_:)``), as a server that renders earlier calls has its tools.
 enum RoundTrip {
     /// What one round trip did: how many decodes the verifier ran.
@@ -21,7 +22,8 @@ enum RoundTrip {
         _ format: ToolCallFormat, _ calls: [RenderedCall], text: String?, everySplit: Bool, reasoning: Bool = false,
         label: String, sourceLocation: SourceLocation = #_sourceLocation
     ) -> Result<Outcome, RenderError> {
-        let result = RoundTripCheck.check(format, calls, text: text, chunkings: .exhaustive(everySplit: everySplit), reasoning: reasoning) {
+        let chunkings: Chunkings = everySplit ? .splitSample : .exhaustive(everySplit: false)
+        let result = RoundTripCheck.check(format, calls, text: text, chunkings: chunkings, reasoning: reasoning) {
             Issue.record(Comment(rawValue: "[\(label)] " + $0), sourceLocation: sourceLocation)
         }
         switch result {
