@@ -151,7 +151,9 @@ enum Help {
           --format NAME           The wire format the model writes.
           --model DIR             Infer the format from a model folder (its tokenizer.json,
                                   when there is one, names the special tokens).
-          --tools FILE            An OpenAI-style tools array: the calls the grammar writes.
+          --tools FILE            The tools the request declared (any shape decode --tools
+                                  reads: an OpenAI tools array, flat or Anthropic entries,
+                                  a request body): the calls the grammar writes.
           --tool-choice CHOICE    auto (default): text and any calls; required: at least one
                                   call, first; none: no call markup at all; NAME: only that
                                   tool, at least once; or an OpenAI tool_choice object.

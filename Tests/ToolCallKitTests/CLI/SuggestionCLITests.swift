@@ -42,7 +42,7 @@ struct SuggestionCLITests {
     @Test("a mistyped option gets the option it may mean", arguments: [
         (["decode", "--fromat", "json"], "unknown option '--fromat' for decode: did you mean --format? (see toolcall decode --help)"),
         (["decode", "--format", "json", "--reasonig"], "did you mean --reasoning?"),
-        (["decode", "--format", "json", "--tool=x.json"], "did you mean --tools?"),
+        (["decode", "--format", "json", "--tool=x.json"], "did you mean --tools or --tool-choice?"),
         (["render", "--fromat", "json"], "unknown option '--fromat' for render: did you mean --format? (see toolcall render --help)"),
         (["render", "--format", "json", "--txt", "hi"], "did you mean --text?"),
     ])
@@ -161,7 +161,26 @@ struct SuggestionCLITests {
 
     /// docs/cli.md is the reference for every option: each command has a section and a line in
     /// the synopsis, and every option its help lists is in the page.
-    @Test("docs/cli.md documents every command and every option the help texts list", arguments: ["decode", "render", "infer", "formats"])
+    /// The commands `toolcall --help` lists in its usage lines.
+    static func commands() throws -> [String] {
+        let help = try CLI.run(["--help"]).stdout
+        var out: [String] = []
+        for line in help.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            guard let i = words.firstIndex(of: "toolcall"), i + 1 < words.count else { continue }
+            let command = String(words[i + 1])
+            if command.first?.isLetter == true, command.uppercased() != command, !out.contains(command) { out.append(command) }
+        }
+        return out
+    }
+
+    @Test("toolcall --help lists the commands")
+    func commandList() throws {
+        let commands = try Self.commands()
+        #expect(["decode", "render", "infer", "formats"].allSatisfy(commands.contains), "\(commands)")
+    }
+
+    @Test("docs/cli.md documents every command and every option the help texts list", arguments: try commands())
     func reference(_ command: String) throws {
         let page = try String(contentsOf: DocsTests.repo.appendingPathComponent("docs/cli.md"), encoding: .utf8)
         #expect(page.contains("\n## `toolcall \(command)"), "no section for \(command)")
@@ -175,9 +194,10 @@ struct SuggestionCLITests {
         }
     }
 
-    @Test("--help's --tools names every shape the tools file may take")
-    func toolsHelp() throws {
-        let help = try CLI.run(["decode", "--help"]).stdout
+    @Test("--help's --tools names every shape the tools file may take", arguments: try commands())
+    func toolsHelp(_ command: String) throws {
+        let help = try CLI.run([command, "--help"]).stdout
+        guard help.contains("\n  --tools FILE") else { return }
         let tools = help.components(separatedBy: "\n  --tools FILE").dropFirst().first ?? ""
         let entry = tools.components(separatedBy: "\n  --").first ?? ""
         for shape in ["OpenAI tools array", "flat", "Anthropic", "request body"] {
