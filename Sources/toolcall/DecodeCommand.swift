@@ -271,12 +271,14 @@ enum FormatNames {
     /// then the list. Found from the declarations, in three steps: a format's own name in
     /// other case or separators (`JSON`, `xml-function`); else a model family's name and the
     /// formats whose names begin with it (`kimi`: kimi_k2 and kimi_k3; `deepseek`: the three
-    /// DeepSeek formats); else the close spellings (``Suggestions/close(to:among:)`` over
-    /// names, case names and family names: `jsn` → json).
+    /// DeepSeek formats and deepseek_v4); else the close spellings
+    /// (``Suggestions/close(to:among:)`` over names, case names and family names: `jsn` →
+    /// json). Model variants are names like the formats' (`glm4.7` → glm47).
     static func unknown(_ name: String) -> String {
-        let all = ToolCallFormat.allCases
-        let names = all.map(\.rawValue).joined(separator: ", ")
-        let list = "(the formats: \(names); `toolcall infer DIR` names a model folder's format)"
+        let all = ToolCallFormat.allCases + ToolCallFormat.variants
+        let names = ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ")
+        let variants = ToolCallFormat.variants.map(\.rawValue).joined(separator: ", ")
+        let list = "(the formats: \(names); model variants: \(variants); `toolcall infer DIR` names a model folder's format)"
         let key = Suggestions.squashed(name)
         if let f = all.first(where: { Suggestions.squashed($0.rawValue) == key || Suggestions.squashed($0.caseName) == key }) {
             return "unknown format '\(name)': try --format \(f.rawValue) \(list)"

@@ -6,7 +6,7 @@ import ToolCallKit
 @Suite("toolcall suggestions and the reference")
 struct SuggestionCLITests {
     @Test("a name that is not a format gets the formats it may mean, from the declarations", arguments: [
-        ("deepseek", ["deepseek_v3", "deepseek_v31", "deepseek_v32"]),
+        ("deepseek", ["deepseek_v3", "deepseek_v31", "deepseek_v32", "deepseek_v4"]),
         ("kimi", ["kimi_k2", "kimi_k3"]),
         ("minimax", ["minimax_m2", "minimax_m3"]),
         ("xml-function", ["xml_function"]),
@@ -16,7 +16,10 @@ struct SuggestionCLITests {
         ("jason", ["json"]),
         ("deepsek_v3", ["deepseek_v3"]),
         ("qwen", ["json"]),
-        ("glm", ["glm4"]),
+        ("glm", ["glm4", "glm47", "glm45_llamacpp"]),
+        ("glm4.7", ["glm47"]),
+        ("lfm2.5", ["lfm25"]),
+        ("mistral3", ["mistral31"]),
     ])
     func formatSuggestions(_ name: String, _ expected: [String]) throws {
         for command in ["decode", "render"] {
@@ -26,7 +29,7 @@ struct SuggestionCLITests {
             #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
             // The suggestion is what comes before the list of every format.
             let suggestion = line.components(separatedBy: "(the formats:").first ?? ""
-            for f in ToolCallFormat.allCases.map(\.rawValue) {
+            for f in (ToolCallFormat.allCases + ToolCallFormat.variants).map(\.rawValue) {
                 let named = suggestion.range(of: #"(^|[^a-z0-9_])"# + f + #"($|[^a-z0-9_])"#, options: .regularExpression) != nil
                 #expect(named == expected.contains(f), "\(command) --format \(name): \(f) \(named ? "named" : "not named") in: \(line)")
             }
