@@ -27,8 +27,9 @@ struct SuggestionCLITests {
             #expect(r.status == 2)
             let line = r.stderr.split(separator: "\n").first.map(String.init) ?? ""
             #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
-            // The suggestion is what comes before the list of every format.
-            let suggestion = line.components(separatedBy: "(the formats:").first ?? ""
+            // The suggestion is what comes after the quoted name and before the list of every
+            // format.
+            let suggestion = (line.components(separatedBy: "(the formats:").first ?? "").components(separatedBy: "'\(name)'").last ?? ""
             for f in (ToolCallFormat.allCases + ToolCallFormat.variants).map(\.rawValue) {
                 let named = suggestion.range(of: #"(^|[^a-z0-9_])"# + f + #"($|[^a-z0-9_])"#, options: .regularExpression) != nil
                 #expect(named == expected.contains(f), "\(command) --format \(name): \(f) \(named ? "named" : "not named") in: \(line)")

@@ -311,6 +311,20 @@ struct RoundTripTests {
         }
     }
 
+    /// Gemma 4's template writes the content after the calls: the read-back check looks at the
+    /// text where it is written (it read the first bytes, the calls, and refused every text
+    /// with a '<' in it).
+    @Test("gemma4: the text after the calls is checked where it is written")
+    func textAfterCalls() throws {
+        let one = [RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1"))]))]
+        let out = try ToolCallFormat.gemma4.render(one, text: "so a < b and c > d")
+        #expect(String(decoding: out, as: UTF8.self).hasSuffix("<tool_call|>so a < b and c > d"))
+        #expect(throws: RenderError.self) { try ToolCallFormat.gemma4.render(one, text: "then <|tool_call>call:g{}<tool_call|>") }
+        if case .failure(let error) = RoundTrip.check(.gemma4, one, text: "x <|channel>thought y", everySplit: false, reasoning: true, label: "channel") {
+            #expect(error.reason.contains("reasoning") || error.reason.contains("marker"), "\(error)")
+        }
+    }
+
     @Test("a text holding <think> is refused in every format (reasoning separation would read a block)", arguments: everyFormatAndVariant)
     func thinkInText(_ format: ToolCallFormat) {
         guard format.isImplemented, format.definition.reasoningMarkerTexts.contains("<think>") else { return }
