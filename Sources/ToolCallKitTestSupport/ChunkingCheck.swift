@@ -51,7 +51,46 @@ public enum Chunkings: Sendable {
     /// words, the first and last 8, and 16 evenly spaced. The round trips' chunkings: their
     /// subject is rendering, and the fixtures split every input of up to
     /// ``everySplitLimit`` bytes at every offset.
-    case splitSample
+    ///
+    /// With `contexts`, a split whose surrounding bytes were already cut in an earlier input
+    /// of the same format is left out (``SplitContexts``): the rows of a round-trip table share
+    /// their frame (`<tool_call>\n{"name": "`), and cutting it again in each row repeats the
+    /// same decode; the cuts next to each row's own values and text are all made.
+    case splitSample(contexts: SplitContexts?)
+}
+
+/// The cuts already made through the inputs of one format, by their context: the bytes within
+/// ``before`` before the cut and ``after`` after it, and where the cut sits among them (an
+/// offset near either end of an input is its own context). A round trip test keeps one per
+/// format and passes it with ``Chunkings/splitSample(contexts:)``, so that each distinct
+/// context is cut once per format. Not for use from two threads at once.
+public final class SplitContexts: @unchecked Sendable {
+    /// Bytes of context before a cut: longer than any marker with a name in it
+    /// (`<｜DSML｜parameter name="x" string="true">`), so a cut through a marker sees it whole
+    /// and what it follows.
+    public static let before = 64
+    /// Bytes of context after a cut: what the decoder has not yet seen when the cut comes.
+    public static let after = 64
+    private var seen = Set<[UInt8]>()
+    /// How many offsets ``fresh(_:_:)`` was given, and how many it kept.
+    public private(set) var offered = 0
+    public private(set) var kept = 0
+
+    public init() {}
+
+    /// The offsets of `offsets` whose context in `input` is new; records them.
+    public func fresh(_ input: [UInt8], _ offsets: [Int]) -> [Int] {
+        offered += offsets.count
+        let out = offsets.filter { s in
+            let lo = max(0, s - Self.before)
+            let hi = min(input.count, s + Self.after)
+            var key: [UInt8] = [UInt8(s - lo), UInt8(hi - s), lo == 0 ? 1 : 0, hi == input.count ? 1 : 0]
+            key += input[lo..<hi]
+            return seen.insert(key).inserted
+        }
+        kept += out.count
+        return out
+    }
 }
 
 extension Chunkings {
@@ -298,19 +337,24 @@ public struct ChunkingCheck {
             if everySplit {
                 for s in Chunkings.splitOffsets(input, words: syntaxWords) where !compare("split at \(s)", [s]) { break }
             }
-        case .splitSample:
+        case .splitSample(let contexts):
             _ = compare("byte by byte", Chunkings.byteByByte(count: input.count))
             for sizes in Chunkings.tokenSized where sizes.count > 1 || sizes[0] < input.count {
                 let label = "in \(sizes.map(String.init).joined(separator: ", "))-byte chunks"
                 _ = compare(label, Chunkings.offsets(cycling: sizes, count: input.count))
             }
-            for s in Chunkings.splitOffsets(input, words: syntaxWords, fullUpTo: 0, edge: 8, evenly: 16)
-            where !compare("split at \(s)", [s]) { break }
+            for s in splitSample(input, contexts) where !compare("split at \(s)", [s]) { break }
         case .sample(let split, let chunk):
             _ = compare("split at \(split)", [split])
             _ = compare("\(chunk)-byte chunks", Array(stride(from: chunk, to: input.count, by: chunk)))
         }
         return whole
+    }
+
+    /// The offsets ``Chunkings/splitSample(contexts:)`` splits `input` at.
+    public func splitSample(_ input: [UInt8], _ contexts: SplitContexts?) -> [Int] {
+        let offsets = Chunkings.splitOffsets(input, words: syntaxWords, fullUpTo: 0, edge: 8, evenly: 16)
+        return contexts?.fresh(input, offsets) ?? offsets
     }
 
     /// The format's markers, reasoning markers and syntax words, as bytes: where a split

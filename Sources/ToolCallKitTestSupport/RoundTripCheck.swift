@@ -35,6 +35,8 @@ public enum RoundTripCheck {
         }
         let verifier = ChunkingCheck(format: format, tools: ToolSet.typing(calls),
                                      options: ToolCallDecoder.Options(rawSpans: true, idSeed: 7, reasoning: reasoning))
+        var keptBefore = 0
+        if case .splitSample(let contexts?) = chunkings { keptBefore = contexts.kept }
         let events = verifier.verify(bytes, chunkings: chunkings, report: report)
         let shown = String(String(decoding: bytes, as: UTF8.self).debugDescription.prefix(600))
         var decoded: [(id: String, name: String, arguments: JSONValue)] = []
@@ -72,8 +74,8 @@ public enum RoundTripCheck {
         switch chunkings {
         case .exhaustive(let everySplit): decodes = everySplit ? bytes.count + 3 : 2
         case .sample: decodes = 3
-        case .splitSample: decodes = 2 + Chunkings.tokenSized.count
-            + Chunkings.splitOffsets(bytes, words: verifier.syntaxWords, fullUpTo: 0, edge: 8, evenly: 16).count
+        case .splitSample(let contexts): decodes = 2 + Chunkings.tokenSized.count
+            + (contexts.map { $0.kept - keptBefore } ?? verifier.splitSample(bytes, nil).count)
         }
         return .success(Outcome(bytes: bytes, events: events, decodes: decodes))
     }

@@ -5,8 +5,9 @@ import ToolCallKitTestSupport
 /// The round trip as an oracle: `decode(render(calls))` gives back the calls.
 ///
 /// The decode runs through ``ChunkingVerifier`` (whole, byte by byte, in token-sized pieces
-/// and, unless the input is long, split in two at a sample of offsets that holds every cut
-/// through the format's markers: ``Chunkings/splitSample``), with tools typed from the calls' own values
+/// and split in two at a sample of offsets that holds every cut through the format's markers:
+/// ``Chunkings/splitSample(contexts:)``; with `contexts`, a cut whose surroundings an earlier
+/// check of the same format cut already is not made again), with tools typed from the calls' own values
 /// (``ToolSet/typing(_:)``), as a server that renders earlier calls has its tools.
 enum RoundTrip {
     /// What one round trip did: how many decodes the verifier ran.
@@ -20,9 +21,9 @@ enum RoundTrip {
     /// ``RenderError`` is returned as `.failure` and checked against `mayFail` by the caller.
     static func check(
         _ format: ToolCallFormat, _ calls: [RenderedCall], text: String?, everySplit: Bool, reasoning: Bool = false,
-        label: String, sourceLocation: SourceLocation = #_sourceLocation
+        contexts: SplitContexts? = nil, label: String, sourceLocation: SourceLocation = #_sourceLocation
     ) -> Result<Outcome, RenderError> {
-        let chunkings: Chunkings = everySplit ? .splitSample : .exhaustive(everySplit: false)
+        let chunkings: Chunkings = everySplit ? .splitSample(contexts: contexts) : .exhaustive(everySplit: false)
         let result = RoundTripCheck.check(format, calls, text: text, chunkings: chunkings, reasoning: reasoning) {
             Issue.record(Comment(rawValue: "[\(label)] " + $0), sourceLocation: sourceLocation)
         }

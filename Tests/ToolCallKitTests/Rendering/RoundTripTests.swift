@@ -1,5 +1,6 @@
 import Testing
 @testable import ToolCallKit
+import ToolCallKitTestSupport
 
 /// A row of the round-trip table: calls (and text) that every format must give back, except
 /// where the row says the format cannot express them.
@@ -237,12 +238,14 @@ struct RoundTripTests {
         // what its base cannot (mistral31 writes names as JSON strings): then the round trip
         // must hold.
         let base = format.variantOf ?? format
+        // The rows share the format's frame: each distinct cut is made once per format.
+        let contexts = SplitContexts()
         for row in roundTripTable {
             let label = row.name
             // A variant decodes with its base's grammar, which the base's rows split at
             // offsets already: its own are decoded whole and byte by byte.
             let everySplit = row.splits(in: format) && (base == format || format == .lfm25)
-            switch RoundTrip.check(format, row.calls, text: row.text, everySplit: everySplit, label: label, sourceLocation: row.sourceLocation) {
+            switch RoundTrip.check(format, row.calls, text: row.text, everySplit: everySplit, contexts: contexts, label: label, sourceLocation: row.sourceLocation) {
             case .success(let outcome):
                 #expect(row.cannot[base] == nil || base != format, "[\(label)] \(format.rawValue) rendered what it cannot express", sourceLocation: row.sourceLocation)
                 rendered += 1
@@ -260,7 +263,7 @@ struct RoundTripTests {
                 #expect(error.index != nil || row.text != nil, "[\(label)] the error names no call: \(error)", sourceLocation: row.sourceLocation)
             }
         }
-        TestLog.note("round trip \(format.rawValue): \(roundTripTable.count) rows, \(rendered) rendered x chunkings = \(decodes) decodes, \(refused) refused")
+        TestLog.note("round trip \(format.rawValue): \(roundTripTable.count) rows, \(rendered) rendered x chunkings = \(decodes) decodes, \(refused) refused; splits \(contexts.kept) of \(contexts.offered)")
     }
 
     @Test("text holding the format's marker is refused", arguments: everyFormatAndVariant)
