@@ -32,10 +32,13 @@ demo: release
 	@$(BIN) decode --format json --id-seed 42 < Fixtures/demo/stream.txt
 
 # The whole test suite (Swift Testing), including the CLI tests on the built binary; then the
-# C library, the C example and the Python package (test-embed).
+# C library, the C example and the Python package (test-embed). Quiet by default: failures and
+# the summary; `make test VERBOSE=1` prints the build, every test and the tests' notes.
+VERBOSE ?=
+TEST_QUIET := $(if $(VERBOSE),,-q)
 test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) build --build-tests $(TEST_QUIET)
+	TOOLCALL_TEST_VERBOSE=$(VERBOSE) $(SWIFT) test --skip-build $(TEST_QUIET)
 	@$(MAKE) --no-print-directory test-embed
 
 # --- Embedding: the C library, the Python package, the vLLM and SGLang adapters ------------

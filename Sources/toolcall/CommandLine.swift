@@ -146,7 +146,7 @@ struct ArgumentReader {
                 guard v == "true" || v == "false" else { throw .usage("--parallel-tool-calls takes true or false, not '\(v)'") }
                 o.parallelToolCalls = v == "true"
             default:
-                throw .usage("unknown option '\(arg)' for decode (see toolcall decode --help)")
+                throw .usage(UsageMessages.unknownArgument(arg, command: "decode", help: Help.decode))
             }
         }
         if o.format != nil && o.model != nil { throw .usage("--format and --model cannot be used together") }

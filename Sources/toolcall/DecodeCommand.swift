@@ -25,7 +25,8 @@ struct DecodeCommand {
             throw .file("--model: \(error.message)")
         }
         guard let format = inferred.format else {
-            throw .usage("--model \(dir): no tool-call format found; evidence: " + inferred.evidence.joined(separator: "; "))
+            throw .usage("--model \(dir): no tool-call format found; evidence: " + inferred.evidence.joined(separator: "; ")
+                + "; name the format with --format NAME instead (toolcall formats lists them), or give --response-template FILE")
         }
         let note = FormatNames.weakEvidence(inferred).map {
             "--model \(dir): decoding as \(format.rawValue), \($0); pass --format NAME to choose"
@@ -86,6 +87,7 @@ struct DecodeCommand {
         var writer = EventWriter(options: options)
         let tokenizer = options.input == "tokens" ? try loadTokenizer() : nil
         if let note { Messages.note(note) }
+        StandardInput.noteIfTerminal(command: "decode", what: options.input == "tokens" ? "token ids" : "the model's output")
 
         if let tokenizer {
             var tokens = TokenStreamDecoder(tokenizer: tokenizer, decoder: decoder, skipSpecial: options.skipSpecial)
@@ -163,6 +165,14 @@ enum ModelName {
 /// Standard input read with read(2) as data arrives (it must stream through a pipe).
 struct StandardInput {
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+
+    /// When standard input is a terminal (the command was run without `< FILE` or a pipe), says
+    /// so on standard error, so that a wait for typed input is not mistaken for a hang. The
+    /// corresponding C function is `isatty`.
+    static func noteIfTerminal(command: String, what: String) {
+        guard isatty(0) == 1 else { return }
+        Messages.note("\(command) is reading \(what) from standard input (the terminal); end it with Ctrl-D, or run toolcall \(command) ... < FILE")
+    }
 
     /// The next bytes, or nil at end of input. The corresponding C function is `read`.
     mutating func read() -> ArraySlice<UInt8>? {
@@ -257,19 +267,43 @@ enum FormatNames {
         ToolCallFormat.allCases.compactMap { f in f.definition.familyNames.map { ($0.names, f, $0.who) } }
     }
 
-    /// The message for `--format NAME` when NAME is not a format.
+    /// The message for `--format NAME` when NAME is not a format: the formats it may mean,
+    /// then the list. Found from the declarations, in three steps: a format's own name in
+    /// other case or separators (`JSON`, `xml-function`); else a model family's name and the
+    /// formats whose names begin with it (`kimi`: kimi_k2 and kimi_k3; `deepseek`: the three
+    /// DeepSeek formats and deepseek_v4); else the close spellings
+    /// (``Suggestions/close(to:among:)`` over names, case names and family names: `jsn` →
+    /// json). Model variants are names like the formats' (`glm4.7` → glm47).
     static func unknown(_ name: String) -> String {
+        let all = ToolCallFormat.allCases + ToolCallFormat.variants
         let names = ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ")
-        let key = name.lowercased()
-        let list = "(the formats: \(names); `toolcall infer DIR` names a model folder's format)"
-        if let f = ToolCallFormat(name: key) {
+        let variants = ToolCallFormat.variants.map(\.rawValue).joined(separator: ", ")
+        let list = "(the formats: \(names); model variants: \(variants); `toolcall infer DIR` names a model folder's format)"
+        let key = Suggestions.squashed(name)
+        if let f = all.first(where: { Suggestions.squashed($0.rawValue) == key || Suggestions.squashed($0.caseName) == key }) {
             return "unknown format '\(name)': try --format \(f.rawValue) \(list)"
         }
-        if let family = families.first(where: { $0.names.contains(key) }) {
-            let f = family.format.rawValue
-            return "unknown format '\(name)': \(family.who) \(f), so try --format \(f) \(list)"
+        let named = families.filter { family in family.names.contains { Suggestions.squashed($0) == key } }
+        var formats = all.filter { f in
+            named.contains { $0.format == f } || (key.count >= 3 && Suggestions.squashed(f.rawValue).hasPrefix(key))
         }
-        return "unknown format '\(name)' \(list)"
+        if formats.isEmpty {
+            var spellings: [(spelling: String, format: ToolCallFormat)] = []
+            for f in all {
+                spellings += [(f.rawValue, f), (f.caseName, f)] + (f.definition.familyNames?.names ?? []).map { ($0, f) }
+            }
+            for spelling in Suggestions.close(to: name, among: spellings.map(\.spelling)) {
+                for s in spellings where s.spelling == spelling && !formats.contains(s.format) { formats.append(s.format) }
+            }
+        }
+        guard !formats.isEmpty else { return "unknown format '\(name)' \(list)" }
+        if formats.count == 1 {
+            let f = formats[0].rawValue
+            if let family = named.first { return "unknown format '\(name)': \(family.who) \(f), so try --format \(f) \(list)" }
+            return "unknown format '\(name)': did you mean \(f)? \(list)"
+        }
+        let who = named.map { "\($0.who) \($0.format.rawValue)" }.joined(separator: "; ")
+        return "unknown format '\(name)': did you mean \(Suggestions.list(formats.map(\.rawValue)))?" + (who.isEmpty ? "" : " (\(who))") + " \(list)"
     }
 
     /// The decisive evidence line when it says the format is a default or ambiguous; nil when

@@ -56,7 +56,7 @@ struct GrammarCommand {
             case "--reasoning": reasoning = true
             case "--reasoning-open": reasoningOpen = true
             case "--tokenizer": tokenizer = try value()
-            default: throw .usage("grammar: unknown option '\(arg)' (see toolcall grammar --help)")
+            default: throw .usage(UsageMessages.unknownArgument(arg, command: "grammar", help: Help.grammar))
             }
         }
         if format != nil && model != nil { throw .usage("--format and --model cannot be used together") }
@@ -79,7 +79,8 @@ struct GrammarCommand {
                 throw .file("--model: \(error.message)")
             }
             guard let f = inferred.format else {
-                throw .usage("--model \(dir): no tool-call format found; evidence: " + inferred.evidence.joined(separator: "; "))
+                throw .usage("--model \(dir): no tool-call format found; evidence: " + inferred.evidence.joined(separator: "; ")
+                    + "; name the format with --format NAME instead (toolcall formats lists them)")
             }
             format = f
         }

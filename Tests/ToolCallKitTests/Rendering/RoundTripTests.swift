@@ -1,5 +1,6 @@
 import Testing
 @testable import ToolCallKit
+import ToolCallKitTestSupport
 
 /// A row of the round-trip table: calls (and text) that every format must give back, except
 /// where the row says the format cannot express them.
@@ -14,7 +15,31 @@ struct RoundTripCase: Sendable {
     var mayRefuse: Set<ToolCallFormat> = []
     /// Long inputs are decoded whole and byte by byte only (every split would be quadratic).
     var everySplit = true
+    /// The marker the row quotes in a value (the "marker X in a value" rows).
+    var marker: String? = nil
     var sourceLocation: SourceLocation
+
+    /// Whether the row is split at a sample of offsets in `format` (``Chunkings/splitSample``),
+    /// or only decoded whole, byte by byte and in two token-sized chunkings. A row that quotes
+    /// a marker is split only in the formats whose own syntax it touches: it shares three bytes
+    /// in a row with one of the format's markers, reasoning markers or syntax words. Elsewhere
+    /// the marker is a string like any other, and splitting it again re-runs the work of the
+    /// plain rows.
+    func splits(in format: ToolCallFormat) -> Bool {
+        guard everySplit else { return false }
+        guard let marker else { return true }
+        let d = format.definition
+        let m = Array(marker.utf8)
+        return (d.markerTexts + d.reasoningMarkerTexts + d.fuzzWords).contains { word in
+            let w = Array(word.utf8)
+            guard w.count >= 3, m.count >= 3 else { return false }
+            for i in 0...(m.count - 3) {
+                let piece = m[i..<(i + 3)]
+                for j in 0...(w.count - 3) where w[j..<(j + 3)].elementsEqual(piece) { return true }
+            }
+            return false
+        }
+    }
 }
 
 private func call(_ name: String, _ arguments: [(String, JSONValue)], id: String? = nil) -> RenderedCall {
@@ -36,8 +61,20 @@ private func everyFormat(_ fragment: String) -> [ToolCallFormat: String] {
 private func s(_ v: String) -> JSONValue { .string(v) }
 private func n(_ v: String) -> JSONValue { .number(v) }
 
-/// Every format's markers, each quoted alone inside a string with text around it.
-let allMarkers = [
+/// Every format's markers, each quoted alone inside a string with text around it: the call and
+/// reasoning markers every format and variant declares, then a few spellings with a name or key
+/// filled in, and pieces of the syntax.
+let allMarkers: [String] = {
+    var seen = Set<String>()
+    var out: [String] = []
+    let declared = everyFormatAndVariant.flatMap { f in
+        f.definition.markerTexts + f.definition.reasoningMarkerTexts + f.definition.reasoning.endedBy
+    }
+    for m in declared + spelledMarkers where m.utf8.count >= 2 && seen.insert(m).inserted { out.append(m) }
+    return out
+}()
+
+private let spelledMarkers = [
     "<tool_call>", "</tool_call>", "<|python_tag|>", "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "<escape>",
     "<|\"|>", "<|tool_call>", "<tool_call|>", "<start_function_call>", "<end_function_call>", "<|tool_call_start|>",
     "<|tool_call_end|>", "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>",
@@ -180,8 +217,10 @@ let roundTripTable: [RoundTripCase] = {
         ])]),
     ]
     for (k, marker) in allMarkers.enumerated() {
-        rows.append(row("marker \(marker) in a value", [call("f", [("a", s("before \(marker) after")), ("b", s(marker)), ("c", n("\(k)"))])],
-                        mayRefuse: textValued))
+        var r = row("marker \(marker) in a value", [call("f", [("a", s("before \(marker) after")), ("b", s(marker)), ("c", n("\(k)"))])],
+                    mayRefuse: textValued)
+        r.marker = marker
+        rows.append(r)
     }
     rows.append(row("every marker in one value", [call("f", [("a", s(allMarkers.joined(separator: "\n")))])], mayRefuse: textValued))
     return rows
@@ -199,19 +238,21 @@ struct RoundTripTests {
         // what its base cannot (mistral31 writes names as JSON strings): then the round trip
         // must hold.
         let base = format.variantOf ?? format
+        // The rows share the format's frame: each distinct cut is made once per format.
+        let contexts = SplitContexts()
         for row in roundTripTable {
             let label = row.name
-            // A variant decodes with its base's grammar, which the base's rows split at every
-            // offset already: its own are decoded whole and byte by byte.
-            let everySplit = row.everySplit && (base == format || format == .lfm25)
-            switch RoundTrip.check(format, row.calls, text: row.text, everySplit: everySplit, label: label, sourceLocation: row.sourceLocation) {
+            // A variant decodes with its base's grammar, which the base's rows split at
+            // offsets already: its own are decoded whole and byte by byte.
+            let everySplit = row.splits(in: format) && (base == format || format == .lfm25)
+            switch RoundTrip.check(format, row.calls, text: row.text, everySplit: everySplit, contexts: contexts, label: label, sourceLocation: row.sourceLocation) {
             case .success(let outcome):
                 #expect(row.cannot[base] == nil || base != format, "[\(label)] \(format.rawValue) rendered what it cannot express", sourceLocation: row.sourceLocation)
                 rendered += 1
                 decodes += outcome.decodes
             case .failure(let error):
                 refused += 1
-                print("round trip \(format.rawValue): refused [\(label)]: \(error)")
+                TestLog.note("round trip \(format.rawValue): refused [\(label)]: \(error)")
                 if let fragment = row.cannot[base] {
                     #expect(error.reason.contains(fragment), "[\(label)] \(format.rawValue): \(error)", sourceLocation: row.sourceLocation)
                 } else if format == .lfm25 && holdsBothQuotes(row.calls) {
@@ -222,7 +263,7 @@ struct RoundTripTests {
                 #expect(error.index != nil || row.text != nil, "[\(label)] the error names no call: \(error)", sourceLocation: row.sourceLocation)
             }
         }
-        print("round trip \(format.rawValue): \(roundTripTable.count) rows, \(rendered) rendered x chunkings = \(decodes) decodes, \(refused) refused")
+        TestLog.note("round trip \(format.rawValue): \(roundTripTable.count) rows, \(rendered) rendered x chunkings = \(decodes) decodes, \(refused) refused; splits \(contexts.kept) of \(contexts.offered)")
     }
 
     @Test("text holding the format's marker is refused", arguments: everyFormatAndVariant)
@@ -231,6 +272,72 @@ struct RoundTripTests {
         let marker = try #require(grammar.markers.first { if case .always = $0.condition { return true } else { return false } })
         let text = "See " + String(decoding: marker.bytes, as: UTF8.self) + " here"
         #expect(throws: RenderError.self) { try format.render([RenderedCall(name: "f", arguments: .object([]))], text: text) }
+    }
+
+    /// Issue 27 item 10: `render --format minimax_m3 --text '</mm:think>'` wrote the text as
+    /// it was, and decoding read it as markup. Every marker the format declares (call markers of
+    /// every condition, reasoning markers, the call markers that end a block), in texts around
+    /// it, with and without calls: the text is refused, or it comes back as that text whether
+    /// the decoder separates reasoning or not.
+    @Test("text holding the format's call or reasoning markers is refused or comes back as text", arguments: everyFormatAndVariant)
+    func textHoldingMarkers(_ format: ToolCallFormat) {
+        let d = format.definition
+        let markers = Array(Set(d.markerTexts + d.reasoningMarkerTexts + d.reasoning.endedBy)).sorted()
+        let one = [RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1"))]))]
+        var refused = 0
+        var rendered = 0
+        for marker in markers {
+            for text in [marker, "before \(marker) after", "\(marker) after", "before \(marker)", marker + marker] {
+                for calls in [[], one] {
+                    for reasoning in [false, true] {
+                        let label = "text \(text.debugDescription), \(calls.count) call(s), reasoning \(reasoning ? "on" : "off")"
+                        switch RoundTrip.check(format, calls, text: text, everySplit: false, reasoning: reasoning, label: label) {
+                        case .success: rendered += 1
+                        case .failure(let error):
+                            refused += 1
+                            #expect(error.index == nil, "[\(label)] \(format.rawValue): the error names a call: \(error)")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(refused + rendered == markers.count * 20 && !markers.isEmpty)
+    }
+
+    @Test("minimax_m3: a text holding </mm:think> is refused, naming what the decoder reads")
+    func minimaxThinkClose() {
+        #expect(throws: RenderError.self) { try ToolCallFormat.minimaxM3.render([], text: "</mm:think>") }
+        do {
+            _ = try ToolCallFormat.minimaxM3.render([], text: "</mm:think>")
+        } catch {
+            #expect(error.index == nil && error.reason.contains("</mm:think>") && error.reason.contains("markup"), "\(error)")
+        }
+    }
+
+    /// Gemma 4's template writes the content after the calls: the read-back check looks at the
+    /// text where it is written (it read the first bytes, the calls, and refused every text
+    /// with a '<' in it).
+    @Test("gemma4: the text after the calls is checked where it is written")
+    func textAfterCalls() throws {
+        let one = [RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1"))]))]
+        let out = try ToolCallFormat.gemma4.render(one, text: "so a < b and c > d")
+        #expect(String(decoding: out, as: UTF8.self).hasSuffix("<tool_call|>so a < b and c > d"))
+        #expect(throws: RenderError.self) { try ToolCallFormat.gemma4.render(one, text: "then <|tool_call>call:g{}<tool_call|>") }
+        if case .failure(let error) = RoundTrip.check(.gemma4, one, text: "x <|channel>thought y", everySplit: false, reasoning: true, label: "channel") {
+            #expect(error.reason.contains("reasoning") || error.reason.contains("marker"), "\(error)")
+        }
+    }
+
+    @Test("a text holding <think> is refused in every format (reasoning separation would read a block)", arguments: everyFormatAndVariant)
+    func thinkInText(_ format: ToolCallFormat) {
+        guard format.isImplemented, format.definition.reasoningMarkerTexts.contains("<think>") else { return }
+        #expect(throws: RenderError.self) { try format.render([], text: "Thinking: <think>x</think> done") }
+    }
+
+    @Test("a json text holding a bare call object is refused (it is a call to a reader that declares the tool)")
+    func jsonBareObjectText() {
+        #expect(throws: RenderError.self) { try ToolCallFormat.json.render([], text: "as {\"name\": \"g\", \"arguments\": {}} says") }
+        #expect(throws: Never.self) { try ToolCallFormat.json.render([], text: "plain {\"a\": 1} JSON") }
     }
 
     @Test("a llama3 text that begins like JSON is refused")
