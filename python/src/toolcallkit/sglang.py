@@ -1,14 +1,28 @@
-"""An SGLang function-call detector backed by ToolCallKit.
+"""SGLang parsers backed by ToolCallKit: a function-call detector and a reasoning detector,
+both under the name ``toolcallkit``.
 
-Register it before the server starts, then pick it like a built-in parser::
+Register them before the server starts, then pick them like built-in parsers::
 
-    python -m toolcallkit.sglang --model-path MODEL --tool-call-parser toolcallkit ...
+    python -m toolcallkit.sglang --model-path MODEL \\
+        --tool-call-parser toolcallkit --reasoning-parser toolcallkit ...
 
-(that registers it and runs ``sglang.launch_server`` with the same arguments), or in your own
-launcher::
+(that registers them and runs ``sglang.launch_server`` with the same arguments), or in your
+own launcher::
 
     import toolcallkit.sglang
-    toolcallkit.sglang.register()          # FunctionCallParser.ToolCallParserEnum["toolcallkit"]
+    toolcallkit.sglang.register()   # FunctionCallParser.ToolCallParserEnum["toolcallkit"] and
+                                    # ReasoningParser.DetectorMap["toolcallkit"]
+
+SGLang runs the reasoning parser first and gives its normal text to the function-call parser.
+The reasoning detector runs the format's decoder with reasoning separation on over the whole
+stream: every reasoning block (also those between calls) becomes reasoning, and everything
+else goes on as normal text exactly as the model wrote it, call markup included; the
+function-call detector then decodes the calls from that text. Reasoning, content and calls are
+what one decoder with ``reasoning`` on gives (the tests check this at every chunking).
+``force_reasoning`` (a template that opens the reasoning block in the prompt) starts the
+decoder inside a block. SGLang's grammar-gated reasoning (structured outputs while thinking)
+needs a think-end token string, which this detector does not name: SGLang then turns that
+gating off, and says so in its log.
 
 The wire format comes from ``TOOLCALLKIT_FORMAT`` or is inferred from the tokenizer's model
 folder; ``TOOLCALLKIT_OPTIONS`` may hold further decoder options as a JSON object. One
@@ -27,13 +41,14 @@ from typing import Any, List, Optional
 
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
+from sglang.srt.parser import reasoning_parser as _reasoning
 
 import toolcallkit
 from toolcallkit import _common
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ToolCallKitDetector", "register"]
+__all__ = ["ToolCallKitDetector", "ToolCallKitReasoningDetector", "register"]
 
 
 class ToolCallKitDetector(BaseFormatDetector):
@@ -164,18 +179,94 @@ def _log_rejection(e: dict) -> None:
     )
 
 
+class ToolCallKitReasoningDetector(_reasoning.BaseReasoningFormatDetector):
+    """SGLang's reasoning detector over a ToolCallKit decoder (see the module's doc)."""
+
+    def __init__(
+        self,
+        stream_reasoning: bool = True,
+        force_reasoning: bool = False,
+        tokenizer: Any = None,
+        tool_call_parser_active: bool = False,
+        format: Optional[str] = None,
+        **_: Any,
+    ):
+        # No marker strings: the decoder knows the format's own.
+        super().__init__("", "", force_reasoning=force_reasoning, stream_reasoning=stream_reasoning)
+        self.format = format or _common.resolve_format(tokenizer)
+        self.options = _common.extra_options()
+        self.tool_call_parser_active = tool_call_parser_active
+        self._stream: Optional[_common.Stream] = None
+        self._held: list = []  # reasoning held back while stream_reasoning is off
+
+    def _new_stream(self) -> _common.Stream:
+        return _common.Stream(self.format, self.options, reasoning=True, calls=False, track=True,
+                              reasoning_open=bool(self.force_reasoning))
+
+    def _result(self, fold: _common.Fold, end: bool = False) -> "_reasoning.StreamingParseResult":
+        reasoning = "".join(fold.reasoning)
+        if not self.stream_reasoning:
+            # Whole blocks only: released when the output moves past reasoning, or at the end.
+            self._held.append(reasoning)
+            reasoning = ""
+            if end or (self._stream is not None and self._stream.left_reasoning):
+                reasoning, self._held = "".join(self._held), []
+        return _reasoning.StreamingParseResult(normal_text=fold.content_raw, reasoning_text=reasoning)
+
+    def detect_and_parse(self, text: str) -> "_reasoning.StreamingParseResult":
+        stream = self._new_stream()
+        fold = stream.feed(text)
+        fold += stream.finish()
+        return _reasoning.StreamingParseResult(normal_text=fold.content_raw, reasoning_text="".join(fold.reasoning))
+
+    def detect_and_parse_block_sequence(self, text: str) -> list:
+        """The output as ordered ("reasoning" | "text", text) blocks, adjacent ones merged."""
+        with _common.new_decoder(self.format, None, self.options, reasoning=True, raw=True,
+                                 reasoning_open=bool(self.force_reasoning)) as d:
+            events = d.feed(text) + d.finish()
+        blocks: list = []
+        for e in events:
+            if e["type"] == "reasoning":
+                kind, piece = "reasoning", e["text"]
+            elif "raw" in e:
+                kind, piece = "text", e["raw"]
+            else:
+                continue
+            if blocks and blocks[-1][0] == kind:
+                blocks[-1] = (kind, blocks[-1][1] + piece)
+            elif piece:
+                blocks.append((kind, piece))
+        return blocks
+
+    def parse_streaming_increment(self, new_text: str) -> "_reasoning.StreamingParseResult":
+        if self._stream is None:
+            self._stream = self._new_stream()
+        if not new_text:
+            return _reasoning.StreamingParseResult()
+        return self._result(self._stream.feed(new_text))
+
+    def finish(self) -> "_reasoning.StreamingParseResult":
+        if self._stream is None:
+            return _reasoning.StreamingParseResult(reasoning_text="".join(self._held))
+        stream, self._stream = self._stream, None
+        return self._result(stream.finish(), end=True)
+
+
 def register(name: str = "toolcallkit") -> type:
-    """Adds the detector to ``FunctionCallParser.ToolCallParserEnum`` under ``name`` (so
-    ``--tool-call-parser toolcallkit`` is accepted); call it before the server parses its
-    arguments. Returns the detector class."""
+    """Adds the function-call detector to ``FunctionCallParser.ToolCallParserEnum`` and the
+    reasoning detector to ``ReasoningParser.DetectorMap``, under ``name`` (so
+    ``--tool-call-parser toolcallkit`` and ``--reasoning-parser toolcallkit`` are accepted);
+    call it before the server parses its arguments. Returns the function-call detector class."""
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
     FunctionCallParser.ToolCallParserEnum[name] = ToolCallKitDetector
+    _reasoning.ReasoningParser.DetectorMap[name] = ToolCallKitReasoningDetector
     return ToolCallKitDetector
 
 
 def main() -> None:  # pragma: no cover - starts a server
-    """``python -m toolcallkit.sglang ARGS``: register, then ``sglang.launch_server`` ARGS."""
+    """``python -m toolcallkit.sglang ARGS``: register both detectors, then
+    ``sglang.launch_server`` ARGS."""
     import runpy
 
     register()
