@@ -14,7 +14,7 @@ cp "$root/Sources/ToolCallKitC/include/toolcallkit.h" "$tmp/dist/include/"
 cp "$root/Examples/c/stream_events.c" "$tmp/Examples/c/"
 cp "$root/Fixtures/demo/stream.txt" "$tmp/Fixtures/demo/"
 # The indented command lines of the comment (four spaces after " *"), the usage line aside.
-sed -n 's/^ \*     //p' "$root/Examples/c/stream_events.c" | grep -v '^stream_events ' >"$tmp/lines.sh"
+sed -n 's/^ \*     //p' "$root/Examples/c/stream_events.c" | { grep -v '^stream_events ' || true; } >"$tmp/lines.sh"
 test "$(wc -l <"$tmp/lines.sh")" -eq 2 || { echo "stream_events.c: expected a build and a run line"; cat "$tmp/lines.sh"; exit 1; }
 (cd "$tmp" && sh -e lines.sh >out.txt) || { echo "stream_events.c: its build or run line fails as written:"; cat "$tmp/lines.sh"; exit 1; }
 grep -q '"type":"tool_call"' "$tmp/out.txt" || { echo "stream_events.c: the run line gave no call"; cat "$tmp/out.txt"; exit 1; }

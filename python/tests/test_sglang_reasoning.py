@@ -91,6 +91,15 @@ def test_force_reasoning_starts_inside_the_block():
     assert serve("still thinking</think>Answer.", 3)[:2] == ("", "still thinking</think>Answer.")
 
 
+def test_continuing_a_message_that_stopped_inside_reasoning():
+    from sglang.srt.entrypoints.openai.protocol import ChatCompletionRequest
+
+    request = ChatCompletionRequest(model="m", continue_final_message=True, messages=[
+        {"role": "user", "content": "hi"}, {"role": "assistant", "content": "<think>Let me"}])
+    rp = ReasoningParser("toolcallkit", request=request)
+    assert rp.parse_non_stream(" see.</think>Hello.") == (" see.", "Hello.")
+
+
 def test_without_stream_reasoning_a_block_comes_whole():
     rp = ReasoningParser("toolcallkit", stream_reasoning=False)
     got = [rp.parse_stream_chunk(c) for c in pieces("<think>abc def</think>ok", 3)]

@@ -116,6 +116,11 @@ def test_a_prompt_that_opens_reasoning_starts_the_decoder_inside_the_block(token
         assert got[:2] == ("still thinking", "Answer.")
     plain = assemble(stream(parser(tokenizer), text, 4, request(), tokenizer.encode("<|im_start|>assistant\n")))
     assert plain[:2] == ("", "still thinking</think>Answer.")
+    # A whole output: vLLM hands the parser the prompt first.
+    for tool in ("toolcallkit", None, "hermes"):
+        p = parser(tokenizer, tool=tool)
+        p.set_prompt_token_ids(opened)
+        assert p.parse(text, request(), enable_auto_tools=True)[:2] == ("still thinking", "Answer.")
 
 
 def test_tool_choice_none_keeps_calls_as_content_and_still_separates_reasoning(tokenizer):

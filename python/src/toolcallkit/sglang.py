@@ -189,6 +189,8 @@ class ToolCallKitReasoningDetector(_reasoning.BaseReasoningFormatDetector):
         tokenizer: Any = None,
         tool_call_parser_active: bool = False,
         format: Optional[str] = None,
+        continue_final_message: bool = False,
+        previous_content: Any = "",
         **_: Any,
     ):
         # No marker strings: the decoder knows the format's own.
@@ -196,6 +198,10 @@ class ToolCallKitReasoningDetector(_reasoning.BaseReasoningFormatDetector):
         self.format = format or _common.resolve_format(tokenizer)
         self.options = _common.extra_options()
         self.tool_call_parser_active = tool_call_parser_active
+        if continue_final_message and isinstance(previous_content, str) and previous_content:
+            # Continuing an assistant message that stopped inside a reasoning block.
+            if _common.reasoning_at_end(self.format, self.options, previous_content) == "open":
+                self.force_reasoning = True
         self._stream: Optional[_common.Stream] = None
         self._held: list = []  # reasoning held back while stream_reasoning is off
 

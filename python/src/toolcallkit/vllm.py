@@ -328,6 +328,7 @@ else:
             self._serving = False
             self._tracker: Optional[_common.Stream] = None  # token-id checks (structured outputs)
             self._whole: Optional[tuple] = None  # (content, fold) for the tool parser
+            self._last_prompt: Optional[tuple] = None  # (ids, state) of the last prompt seen
 
         def _new_stream(self) -> _common.Stream:
             return _common.Stream(self.format, self.options, reasoning=True, calls=False, track=True,
@@ -336,10 +337,19 @@ else:
         # -- the prompt and token ids ---------------------------------------------------------
 
         def _prompt(self, input_ids: Sequence[int]) -> str:
-            state = _common.reasoning_at_end(self.format, self.options, _decode(self.model_tokenizer, input_ids))
+            ids = list(input_ids)
+            if self._last_prompt is not None and self._last_prompt[0] == ids:
+                return self._last_prompt[1]
+            state = _common.reasoning_at_end(self.format, self.options, _decode(self.model_tokenizer, ids))
+            self._last_prompt = (ids, state)
             if self.prompt_state is None:
                 self.prompt_state = state
             return state
+
+        def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
+            """The rendered prompt (vLLM gives it before a whole output is parsed, and at the
+            start of a stream): where it leaves reasoning decides where the output starts."""
+            self._prompt(prompt_token_ids)
 
         def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
             """Whether these ids (a prompt, as vLLM asks) close a reasoning block and leave
