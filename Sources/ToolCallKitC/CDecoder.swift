@@ -88,6 +88,8 @@ final class CDecoder {
             rawSpans: config.raw, idSeed: config.idSeed, reasoning: config.reasoning,
             reasoningOpen: config.reasoningOpen, validate: config.validate, wholeCalls: config.wholeCalls)
         if let cap = config.maxCallBytes { options.maxCallBytes = cap }
+        options.toolChoice = config.toolChoice
+        options.parallelToolCalls = config.parallelToolCalls
         let decoder = ToolCallDecoder(format: format, tools: tools, options: options)
         // Load what can fail before any stored property is set (a throw must leave none set).
         var loaded: Tokenizer?

@@ -37,6 +37,8 @@ struct DecoderConfig {
     var input: String?
     var skipSpecial = false
     var openAI = false
+    var toolChoice = ToolChoice.auto
+    var parallelToolCalls = true
 
     /// What the decoder takes.
     enum InputKind: Equatable {
@@ -53,7 +55,8 @@ struct DecoderConfig {
     /// The keys this build knows.
     static let keys: [String] = [
         "format", "model", "tools", "validate", "whole_calls", "reasoning", "reasoning_open", "raw",
-        "id_seed", "max_call_bytes", "tokenizer", "input", "skip_special", "output",
+        "id_seed", "max_call_bytes", "tokenizer", "input", "skip_special", "output", "tool_choice",
+        "parallel_tool_calls",
     ]
 
     /// What the decoder takes: token ids with `tokenizer` or `"input": "tokens"` (the
@@ -133,6 +136,8 @@ struct DecoderConfig {
                 }
                 input = kind
             case "skip_special": skipSpecial = try Self.bool(value, key)
+            case "tool_choice": toolChoice = try Self.toolChoice(value)
+            case "parallel_tool_calls": parallelToolCalls = try Self.bool(value, key)
             case "output":
                 let mode = try Self.string(value, key)
                 guard mode == "events" || mode == "openai" else {
@@ -206,12 +211,22 @@ struct DecoderConfig {
         return nil
     }
 
-    private static func string(_ v: JSONValue, _ key: String) throws(Problem) -> String {
+    /// `tool_choice`: "auto", "required", "none", a tool's name, or an OpenAI tool_choice object.
+    static func toolChoice(_ v: JSONValue) throws(Problem) -> ToolChoice {
+        let choice: ToolChoice?
+        if case .string(let s) = v { choice = ToolChoice(parsing: s) } else { choice = ToolChoice(json: v) }
+        guard let choice else {
+            throw Problem(message: "tool_choice must be \"auto\", \"required\", \"none\", a tool's name or an OpenAI tool_choice object")
+        }
+        return choice
+    }
+
+    static func string(_ v: JSONValue, _ key: String) throws(Problem) -> String {
         guard let s = v.stringValue else { throw Problem(message: "\(key) must be a string, not \(kind(v))") }
         return s
     }
 
-    private static func bool(_ v: JSONValue, _ key: String) throws(Problem) -> Bool {
+    static func bool(_ v: JSONValue, _ key: String) throws(Problem) -> Bool {
         guard case .bool(let b) = v else { throw Problem(message: "\(key) must be true or false, not \(kind(v))") }
         return b
     }
