@@ -118,6 +118,23 @@ struct CConfigTests {
         #expect(err.contains("' is given twice"), "\(err)")
     }
 
+    @Test("tck_grammar's request too: a key given twice, an unknown format with the suggestion, a /dev/zero tokenizer")
+    func grammarRequest() {
+        func ask(_ config: String) -> (Int32, String) {
+            var out = [CChar](repeating: 0, count: 2048)
+            let bytes = Array(config.utf8)
+            let n = unsafe bytes.withUnsafeBufferPointer { unsafe tck_grammar($0.baseAddress, $0.count, &out, out.count) }
+            return (n, unsafe out.withUnsafeBufferPointer { unsafe String(cString: $0.baseAddress!) })
+        }
+        let tools = #"[{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]"#
+        let (a, twice) = ask(#"{"format": "json", "tools": \#(tools), "target": "lark", "target": "gbnf"}"#)
+        #expect(a == TCK.argument && twice == "tck_grammar: config key 'target' is given twice (give each option once)")
+        let (b, unknown) = ask(#"{"format": "qwen", "tools": \#(tools)}"#)
+        #expect(b == TCK.argument && unknown.hasPrefix(#"tck_grammar: unknown format 'qwen': Qwen and Hermes models write json, so try "format": "json""#), "\(unknown)")
+        let (c, device) = ask(#"{"format": "json", "tools": \#(tools), "tokenizer": "/dev/zero"}"#)
+        #expect(c < 0 && device.contains("/dev/zero: not a regular file (a character device)"), "\(device)")
+    }
+
     @Test("an unknown format gets the command line's suggestion, in the configuration's terms")
     func unknownFormatHint() {
         var err = [CChar](repeating: 0, count: 1024)
