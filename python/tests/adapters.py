@@ -1,6 +1,7 @@
 """Helpers for the vLLM and SGLang adapter tests: import the server package with torch stubbed,
 or skip (with the reason in the summary) when it is not installed."""
 import importlib.util
+import warnings
 
 import pytest
 
@@ -11,6 +12,8 @@ def require(package: str):
     if importlib.util.find_spec(package) is None:
         pytest.skip(f"{package} is not installed (make test-adapters installs it)", allow_module_level=True)
     torch_stub.install()
+    # tvm_ffi (imported by xgrammar) warns that the stand-in has no DLPack extension.
+    warnings.filterwarnings("ignore", message="Failed to JIT torch c dlpack")
 
 
 # An output with prose, two parallel calls and text after, in the json (Hermes/Qwen) format.
