@@ -7,7 +7,7 @@ import threading
 import pytest
 
 import toolcallkit
-from conftest import FIXTURES
+from tckpaths import FIXTURES
 
 VECTORS = json.load(open(os.path.join(FIXTURES, "peers", "shared-conformance.json")))
 assert len(VECTORS) > 100

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from adapters import REASONING_OUTPUT, TOOLS, one_decoder, pieces, require
-from conftest import FIXTURES, ROOT
+from tckpaths import FIXTURES, ROOT
 
 require("vllm")
 pytest.importorskip("vllm.parser.parser_manager", reason="this vLLM has no unified parser (vllm.parser)")
