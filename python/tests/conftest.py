@@ -3,7 +3,7 @@ import subprocess
 
 import pytest
 
-from tckpaths import toolcall_binary
+from tckpaths import FIXTURES, ROOT, toolcall_binary  # noqa: F401 (older imports)
 
 
 @pytest.fixture(scope="session")

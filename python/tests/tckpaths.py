@@ -1,8 +1,7 @@
 """The repository's folders and the `toolcall` binary to compare with, for the test modules.
 
-Test modules import these from here, not from conftest.py: another folder's conftest.py
-(python/tests/grammar) is also a module named "conftest", and whichever pytest imported last
-would answer `from conftest import ...`.
+Test modules import these from here rather than from conftest.py, so that no test depends on
+which conftest module pytest imported under that name (python/tests/grammar has one too).
 """
 import os
 import shutil
