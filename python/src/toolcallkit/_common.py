@@ -78,6 +78,91 @@ def tools_array(tools: Any) -> Optional[list]:
     return out or None
 
 
+def tool_choice_value(choice: Any) -> Any:
+    """A request's ``tool_choice`` as the decoder and ``toolcallkit.grammar`` read it: "auto",
+    "required", "none", or the OpenAI object (a pydantic model is dumped); None is "auto"."""
+    if choice is None:
+        return "auto"
+    if isinstance(choice, str):
+        return choice
+    if hasattr(choice, "model_dump"):
+        return choice.model_dump(exclude_none=True)
+    return choice
+
+
+def policy_options(tool_choice: Any, parallel_tool_calls: Any) -> dict:
+    """Decoder options that enforce a request's ``tool_choice`` and ``parallel_tool_calls``
+    (a call the request does not allow is rejected, as the grammar would not let the model
+    write it); empty for "auto" with parallel calls."""
+    out: dict = {}
+    choice = tool_choice_value(tool_choice)
+    if choice not in ("auto", "none"):
+        out["tool_choice"] = choice
+    if parallel_tool_calls is False:
+        out["parallel_tool_calls"] = False
+    return out
+
+
+def function_tools(tools: Any) -> Optional[list]:
+    """The function tools of a request (a grammar constrains calls of those only)."""
+    array = tools_array(tools)
+    if not array:
+        return None
+    return [t for t in array if t.get("type", "function") == "function"] or None
+
+
+def tokenizer_file(tokenizer: Any) -> Optional[str]:
+    """The tokenizer.json of the tokenizer's local model folder, if there is one: a grammar
+    then names the markers that are special tokens as tokens."""
+    folder = model_folder(tokenizer)
+    if folder:
+        path = os.path.join(folder, "tokenizer.json")
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+_HAS_GRAMMAR: dict = {}
+
+
+def has_grammar(fmt: str) -> bool:
+    """Whether ``toolcallkit.grammar`` exports ``fmt`` (response-template formats have no
+    grammar)."""
+    known = _HAS_GRAMMAR.get(fmt)
+    if known is None:
+        probe = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+        try:
+            toolcallkit.grammar(fmt, probe)
+            known = True
+        except toolcallkit.ConfigError:
+            known = False
+        _HAS_GRAMMAR[fmt] = known
+    return known
+
+
+def structural_tag(fmt: str, tools: Any, tool_choice: Any, parallel_tool_calls: Any,
+                   tokenizer: Optional[str] = None) -> Optional[str]:
+    """The xgrammar structural tag (JSON text) that holds a model to the calls a request
+    allows, in ``fmt``'s own layout (docs/grammar.md), or None when there is nothing to
+    constrain or the grammar cannot be made (logged). The format's reasoning block may come
+    first: a server that hands the grammar the output from its first token then still lets
+    the model reason, and one that starts it after the reasoning is not affected."""
+    array = function_tools(tools)
+    choice = tool_choice_value(tool_choice)
+    if not array or choice == "none" or not has_grammar(fmt):
+        return None
+    log = logging.getLogger("toolcallkit")
+    try:
+        g = toolcallkit.grammar(fmt, array, tool_choice=choice, parallel_tool_calls=parallel_tool_calls is not False,
+                                target="xgrammar", reasoning=True, tokenizer=tokenizer)
+    except toolcallkit.ConfigError as e:
+        log.warning("toolcallkit: no grammar for this request (%s); calls are parsed unconstrained", e)
+        return None
+    for line in g.get("report", []):
+        log.info("toolcallkit grammar: %s", line)
+    return g["grammar"]
+
+
 class ArgumentSpeller:
     """Respells one call's streamed argument JSON the way ``json.dumps`` spells it (``", "``
     and ``": "`` between items, no other white space outside strings), fragment by fragment.
@@ -195,6 +280,8 @@ class Stream:
     """One generation stream through one decoder, its events folded into reasoning, content
     and calls.
 
+    ``policy`` (:func:`policy_options`) has the decoder enforce the request's ``tool_choice``
+    and ``parallel_tool_calls``, as the request's grammar does.
     ``calls=False`` is for a server that has turned tool parsing off for the request
     (``tool_choice`` "none"): a call's markup is then content, exactly as the model wrote it
     (the decoder's raw spans), so nothing is lost and nothing is a call. ``track=True`` keeps
@@ -204,8 +291,8 @@ class Stream:
 
     def __init__(self, fmt: str, options: dict, tools: Any = None, reasoning: bool = False,
                  reasoning_open: bool = False, calls: bool = True, track: bool = False,
-                 handoff: bool = False):
-        extra: dict = {}
+                 handoff: bool = False, policy: Optional[dict] = None):
+        extra: dict = dict(policy or {}) if calls else {}
         if reasoning or reasoning_open:
             extra["reasoning"] = True
         if reasoning_open:

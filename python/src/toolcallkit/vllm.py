@@ -122,14 +122,45 @@ else:
     def _calls_wanted(request: Any) -> bool:
         return getattr(request, "tool_choice", None) != "none"
 
+    def _structural_tags_allowed() -> bool:
+        """vLLM's switch for structural tags from tool parsers (VLLM_ENFORCE_STRICT_TOOL_CALLING,
+        on unless turned off; releases without it have no such switch)."""
+        try:
+            import vllm.envs as envs
+
+            return bool(getattr(envs, "VLLM_ENFORCE_STRICT_TOOL_CALLING", True))
+        except Exception:  # pragma: no cover - an envs module that fails to import
+            return True
+
+    def _needs_call(request: Any) -> bool:
+        """tool_choice "required" or a named tool: the request must get a call."""
+        choice = getattr(request, "tool_choice", None)
+        return choice == "required" or (choice is not None and not isinstance(choice, str))
+
     @ToolParserManager.register_module("toolcallkit")
     class ToolCallKitToolParser(ToolParser):
         """vLLM's ``ToolParser`` over a ToolCallKit decoder (see the module's doc)."""
+
+        # The grammar: vLLM asks a tool parser that names a structural-tag model for the
+        # structural tag of each request that needs one (get_structural_tag), and reads
+        # required and named calls from the format's own markup, through this parser, when
+        # supports_required_and_named is off. Set per instance in __init__ (a format without
+        # a grammar, or structural tags turned off, leaves both to vLLM's JSON route).
+        structural_tag_model: Optional[str] = "toolcallkit"
+        supports_required_and_named = False
 
         def __init__(self, tokenizer: Any, tools: Optional[list] = None, *args: Any, **kwargs: Any):
             super().__init__(tokenizer, tools)
             self.format = _common.resolve_format(tokenizer)
             self.options = _common.extra_options()
+            self._tokenizer_file: Optional[str] = None
+            if _common.has_grammar(self.format) and _structural_tags_allowed():
+                self._tokenizer_file = _common.tokenizer_file(tokenizer)
+            else:
+                # vLLM then forces required and named calls into its JSON list and reads them
+                # itself, as for any parser without a structural tag.
+                self.structural_tag_model = None
+                self.supports_required_and_named = True
             # vLLM sets this when no reasoning parser is configured: reasoning markup is content.
             self.skip_reasoning_parsing = False
             self._stream: Optional[_common.Stream] = None
@@ -154,11 +185,50 @@ else:
         # -- requests -------------------------------------------------------------------------
 
         def adjust_request(self, request: Any) -> Any:
+            if (self.structural_tag_model is not None and _needs_call(request)
+                    and getattr(request, "tools", None) and not self._has_structural_tag(request)):
+                # A vLLM that does not ask tool parsers for structural tags (before 0.34):
+                # required and named calls get ours here, so they are enforced all the same.
+                tag = self.get_structural_tag(request)
+                if tag is not None:
+                    self._set_structural_tag(request, tag)
             request = super().adjust_request(request)
             if getattr(request, "tools", None) and getattr(request, "tool_choice", None) != "none":
                 # Markers are special tokens in many vocabularies; skipping them would hide calls.
                 request.skip_special_tokens = False
             return request
+
+        def get_structural_tag(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+            """The request's grammar (``toolcallkit.grammar``, xgrammar target) as xgrammar's
+            ``StructuralTag``: calls in the format's own markup, only of the tools the
+            request's tool_choice allows, at most one when parallel_tool_calls is false, with
+            arguments held to each tool's schema; the format's reasoning block may come first.
+            None when there is nothing to constrain."""
+            if self.structural_tag_model is None:
+                return None
+            text = _common.structural_tag(
+                self.format, getattr(request, "tools", None), getattr(request, "tool_choice", None),
+                getattr(request, "parallel_tool_calls", None), tokenizer=self._tokenizer_file)
+            if text is None:
+                return None
+            from xgrammar import StructuralTag
+
+            return StructuralTag.model_validate_json(text)
+
+        @staticmethod
+        def _has_structural_tag(request: Any) -> bool:
+            so = getattr(request, "structured_outputs", None)
+            return so is not None and getattr(so, "structural_tag", None) is not None
+
+        @staticmethod
+        def _set_structural_tag(request: Any, tag: Any) -> None:
+            import json as _json
+
+            from vllm.sampling_params import StructuredOutputsParams
+
+            request.structured_outputs = StructuredOutputsParams(structural_tag=_json.dumps(tag.model_dump()))
+            if hasattr(request, "response_format"):
+                request.response_format = None
 
         def _reasoning(self) -> tuple:
             """(separate reasoning, start inside a block) for this parser's decoder."""
@@ -173,7 +243,9 @@ else:
             calls = _calls_wanted(request) or not self.engine_based_streaming
             return _common.Stream(
                 self.format, self.options, tools=getattr(request, "tools", None) if calls else None,
-                reasoning=reasoning, reasoning_open=reasoning_open, calls=calls, track=track)
+                reasoning=reasoning, reasoning_open=reasoning_open, calls=calls, track=track,
+                policy=_common.policy_options(getattr(request, "tool_choice", None),
+                                              getattr(request, "parallel_tool_calls", None)))
 
         # -- whole outputs --------------------------------------------------------------------
 
