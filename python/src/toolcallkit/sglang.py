@@ -31,6 +31,14 @@ decoder reads each stream: ``parse_streaming_increment`` feeds only the new text
 Argument strings are spelt as ``json.dumps`` spells them, streamed or not, as SGLang's own
 detectors return them. A call's name comes first (a ``ToolCallItem`` with empty parameters), then its argument
 fragments; undeclared or malformed calls are rejected (and logged), never returned as text.
+
+**The grammar.** For tool_choice "required", a named tool, parallel_tool_calls false, and
+"auto" with strict tools, SGLang asks the detector for a structural tag: it gets ToolCallKit's
+grammar for the format (``toolcallkit.grammar``, docs/grammar.md), so the model can only write
+calls the request allows, in the format's own markup, with arguments that fit their schemas;
+``supports_structural_tag`` then makes SGLang read those calls through this detector, and the
+decoder enforces the request's tool_choice too. A format without a grammar (a response
+template) leaves them to SGLang's JSON route.
 """
 
 from __future__ import annotations
@@ -60,18 +68,14 @@ class ToolCallKitDetector(BaseFormatDetector):
         self.options = _common.extra_options()
         self._decoder: Optional[toolcallkit.Decoder] = None
         self._spellers: dict = {}
+        self._grammar = _common.has_grammar(self.format)
+        self._tokenizer_file = _common.tokenizer_file(tokenizer) if self._grammar else None
+        self._policy: dict = {}  # the request's tool_choice, for the decoder (see get_required_tool_parser)
 
     # -- decoders -----------------------------------------------------------------------------
 
     def _new_decoder(self, tools: Optional[List[Any]]) -> toolcallkit.Decoder:
-        array = _common.tools_array(tools)
-        try:
-            return toolcallkit.Decoder(format=self.format, tools=array, **self.options)
-        except toolcallkit.ConfigError as e:
-            if array is None:
-                raise
-            logger.warning("toolcallkit: the request's tools were refused (%s); decoding without them", e)
-            return toolcallkit.Decoder(format=self.format, **self.options)
+        return _common.new_decoder(self.format, tools, self.options, **self._policy)
 
     def _parse_whole(self, text: str, tools: Optional[List[Any]]) -> dict:
         with self._new_decoder(tools) as d:
@@ -84,7 +88,7 @@ class ToolCallKitDetector(BaseFormatDetector):
     # -- one-shot -----------------------------------------------------------------------------
 
     def has_tool_call(self, text: str) -> bool:
-        with self._new_decoder(None) as d:
+        with _common.new_decoder(self.format, None, self.options) as d:
             events = d.feed(text) + d.finish()
         return any(e["type"] in ("tool_call_start", "tool_call", "rejected") for e in events)
 
@@ -165,11 +169,42 @@ class ToolCallKitDetector(BaseFormatDetector):
     # -- what SGLang asks of a detector beyond parsing -------------------------------------------
 
     def supports_structural_tag(self) -> bool:
-        # Constrained decoding is left to SGLang's own detectors.
-        return False
+        """True when the format has a grammar: SGLang then constrains required and named calls
+        with :meth:`get_structural_tag` and reads them through this detector, in the format's
+        own markup. A format without one (a response template) leaves them to SGLang's JSON
+        route."""
+        return self._grammar
+
+    def get_structural_tag(self, tools: Optional[List[Any]] = None, tool_choice: Any = "auto",
+                           thinking_mode: bool = False, parallel_tool_calls: bool = True) -> Any:
+        """The request's grammar (``toolcallkit.grammar``, xgrammar target) as xgrammar's
+        ``StructuralTag``: calls in the format's own markup, only of the tools ``tool_choice``
+        allows, at most one when ``parallel_tool_calls`` is false, arguments held to each
+        tool's schema. The format's reasoning block may come first whatever ``thinking_mode``
+        says: with ToolCallKit's reasoning detector (which names no think-end token) SGLang
+        applies the grammar from the first token, and after a reasoning parser that gates it,
+        the block is simply not written again."""
+        if not self._grammar:
+            return None
+        text = _common.structural_tag(self.format, tools, tool_choice, parallel_tool_calls,
+                                      tokenizer=self._tokenizer_file)
+        if text is None:
+            return None
+        from xgrammar import StructuralTag
+
+        return StructuralTag.model_validate_json(text)
+
+    def get_required_tool_parser(self, tool_choice: Any) -> None:
+        """SGLang hands every parser the request's tool_choice here; the decoder then enforces
+        it as the grammar does (a call of a tool the choice does not allow is rejected, and
+        logged). No other parser is needed: required and named calls are in the format's own
+        markup."""
+        choice = _common.tool_choice_value(tool_choice)
+        self._policy = {"tool_choice": choice} if choice not in ("auto", "none") else {}
+        return None
 
     def structure_info(self):
-        raise NotImplementedError("toolcallkit does not provide structural tags")
+        raise NotImplementedError("toolcallkit gives whole structural tags (get_structural_tag)")
 
 
 def _log_rejection(e: dict) -> None:

@@ -36,6 +36,16 @@ content, as the model wrote it.
 
 For structured outputs, the reasoning parser also answers vLLM's question "has reasoning
 ended?" from token ids (``is_reasoning_end``, ``is_reasoning_end_streaming``), by decoding them.
+
+**The grammar.** The tool parser names a structural-tag model, so vLLM asks it for the
+structural tag of each request that needs one (tool_choice "required", a named tool,
+parallel_tool_calls false, strict tools): ToolCallKit's grammar for the format
+(``toolcallkit.grammar``, docs/grammar.md), so the model can only write calls the request allows,
+in the format's own markup, with arguments that fit their schemas. ``supports_required_and_named``
+is off, so vLLM reads those calls through this parser, and the decoder enforces the request's
+tool_choice and parallel_tool_calls too. A vLLM that does not ask tool parsers for tags gets
+the tag from ``adjust_request``. With ``VLLM_ENFORCE_STRICT_TOOL_CALLING=0``, or a format
+without a grammar (a response template), vLLM keeps its own JSON route for required calls.
 """
 
 from __future__ import annotations
