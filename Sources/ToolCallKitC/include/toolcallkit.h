@@ -60,6 +60,12 @@
  *                     tokens with "tokenizer", text otherwise (see "model").
  *   "skip_special"    bool: drop special tokens that are not format markers (token input)
  *   "output"          "events" (default) or "openai" (chat.completion.chunk lines)
+ *   "tool_choice"     "auto" (default), "required", "none", a tool's name or an OpenAI
+ *                     tool_choice object: a call the choice does not allow is rejected
+ *                     ("tool_not_chosen"), and a required call missing at the end is a
+ *                     "no_tool_call" rejection (docs/grammar.md)
+ *   "parallel_tool_calls"  bool (default true): false rejects every call after the first
+ *                     accepted one ("parallel_tool_call")
  *
  * A value of null means "not given".
  *

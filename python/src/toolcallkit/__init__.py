@@ -189,7 +189,9 @@ class Decoder:
     ``toolcall decode`` with ``_`` for ``-`` (``validate``, ``whole_calls``, ``reasoning``,
     ``reasoning_open``, ``raw``, ``id_seed``, ``max_call_bytes``, ``tokenizer`` (a
     tokenizer.json path; the decoder then takes token ids), ``input`` (``"text"`` or
-    ``"tokens"``), ``skip_special``, ``output`` (``"events"`` or ``"openai"``), and ``model``).
+    ``"tokens"``), ``skip_special``, ``output`` (``"events"`` or ``"openai"``), ``tool_choice``
+    and ``parallel_tool_calls`` (the request's policy, enforced as docs/grammar.md says), and
+    ``model``).
     ``tools`` is the OpenAI-style tools array itself. Options left as ``None`` are not given.
 
     ``model`` (instead of ``format``) is a Hugging Face model folder and means what ``toolcall
