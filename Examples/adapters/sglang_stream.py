@@ -5,7 +5,8 @@ text into the function-call parser), and prints what each step gives. Run it fro
 repository's root (docs/embedding.md, "Walkthrough").
 
 On a machine without torch (SGLang imports it on the way to its parsers, which never use it),
-the stand-in the adapter tests use is put in its place.
+the stand-in the adapter tests use is put in its place. Last, it shows the grammar SGLang gets
+from ToolCallKit's detector for a request with tool_choice "required".
 """
 import importlib.util
 import json
@@ -39,6 +40,18 @@ OUTPUT = (
 TOOLS = [Tool(type="function", function={"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}}})]
 
+
+def triggered(node):
+    """The triggered_tags parts of a structural tag (where calls may start)."""
+    if isinstance(node, dict):
+        if node.get("type") == "triggered_tags":
+            yield node
+        for value in node.values():
+            yield from triggered(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from triggered(value)
+
 reasoning_parser = ReasoningParser("toolcallkit", tool_call_parser_active=True)
 call_parser = FunctionCallParser(TOOLS, "toolcallkit")
 chunks = [OUTPUT[i : i + 12] for i in range(0, len(OUTPUT), 12)]
@@ -55,3 +68,10 @@ for n, chunk in enumerate(chunks):
             "calls": [{"index": c.tool_index, "name": c.name, "arguments": c.parameters} for c in calls] or None}
     if any(step.values()):
         print("step:", json.dumps({k: v for k, v in step.items() if v}, ensure_ascii=False))
+
+# tool_choice "required": SGLang asks the detector for the structural tag its constrained decoder
+# (xgrammar) then applies, and reads the calls through the detector.
+kind, tag = FunctionCallParser(TOOLS, "toolcallkit").get_structure_constraint("required")
+tag = tag.model_dump(by_alias=True)
+print("required:", json.dumps({kind: [
+    {"triggers": t["triggers"], "at_least_one": t["at_least_one"]} for t in triggered(tag)]}))

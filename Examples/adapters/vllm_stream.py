@@ -4,7 +4,8 @@ toolcallkit` does for each request, and prints what vLLM would send: each delta,
 message. Run it from the repository's root (docs/embedding.md, "Walkthrough").
 
 On a machine without torch (vLLM imports it on the way to its parsers, which never use it),
-the stand-in the adapter tests use is put in its place.
+the stand-in the adapter tests use is put in its place. Last, it shows the grammar vLLM gets
+from ToolCallKit's tool parser for a request with tool_choice "required".
 """
 import importlib.util
 import json
@@ -36,6 +37,18 @@ OUTPUT = (
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}}}}]
 
+
+def triggered(node):
+    """The triggered_tags parts of a structural tag (where calls may start)."""
+    if isinstance(node, dict):
+        if node.get("type") == "triggered_tags":
+            yield node
+        for value in node.values():
+            yield from triggered(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from triggered(value)
+
 tokenizer = PreTrainedTokenizerFast(
     tokenizer_file=os.path.join(ROOT, "Fixtures", "tokenizers", "gpt2-with-markers.tokenizer.json"))
 request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "Weather in Paris?"}], tools=TOOLS)
@@ -53,3 +66,11 @@ for n, chunk in enumerate(chunks):
 reasoning, content, calls = parser_cls(tokenizer, request.tools).parse(OUTPUT, request, enable_auto_tools=True)
 print("message:", json.dumps({"reasoning": reasoning, "content": content,
                               "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in calls]}))
+
+# tool_choice "required": vLLM asks the tool parser for the request's structural tag, which its
+# constrained decoder (xgrammar) then applies, and reads the calls through the parser.
+required = ChatCompletionRequest(model="m", messages=request.messages, tools=TOOLS, tool_choice="required")
+required = parser_cls(tokenizer, required.tools).adjust_request(required)
+tag = json.loads(required.structured_outputs.structural_tag)
+print("required:", json.dumps({"structural_tag": [
+    {"triggers": t["triggers"], "at_least_one": t["at_least_one"]} for t in triggered(tag)]}))
