@@ -142,8 +142,8 @@ grammar-bench: grammar-deps release
 VENV_VLLM := .build/venv-vllm
 VENV_SGLANG := .build/venv-sglang
 ADAPTER_ENV = TOOLCALLKIT_LIBRARY=$(CURDIR)/$(EMBED)/lib/libtoolcallkit.so PYTHONPATH=python/src
-VLLM_TESTS := python/tests/test_vllm_adapter.py python/tests/test_vllm_reasoning.py python/tests/test_vllm_grammar.py
-SGLANG_TESTS := python/tests/test_sglang_adapter.py python/tests/test_sglang_reasoning.py python/tests/test_sglang_grammar.py
+VLLM_TESTS := python/tests/test_vllm_adapter.py python/tests/test_vllm_reasoning.py python/tests/test_vllm_grammar.py python/tests/test_walkthrough.py
+SGLANG_TESTS := python/tests/test_sglang_adapter.py python/tests/test_sglang_reasoning.py python/tests/test_sglang_grammar.py python/tests/test_walkthrough.py
 
 $(VENV_VLLM)/pinned: python/adapters/vllm.txt | $(VPY)
 	@rm -rf $(VENV_VLLM) && $(PYTHON) -m venv $(VENV_VLLM)
