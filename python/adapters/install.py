@@ -64,12 +64,28 @@ def key(name):
     return re.split(r"[<>=!~ ;\[]", name, 1)[0].lower().replace("_", "-")
 
 
+# The pinned releases (vLLM 0.34, SGLang 0.5.23) need Python 3.11 or later.
+MIN_PYTHON = (3, 11)
+
+
+def check_python(python):
+    """Stops with a clear message when the environment's Python is too old for the servers
+    (pip would only say that no version of them matches)."""
+    out = subprocess.run([python, "-c", "import sys; print(*sys.version_info[:2])"],
+                         check=True, capture_output=True, text=True).stdout.split()
+    found = tuple(int(x) for x in out)
+    if found < MIN_PYTHON:
+        sys.exit(f"{python} is Python {found[0]}.{found[1]}; vLLM and SGLang need "
+                 f"{MIN_PYTHON[0]}.{MIN_PYTHON[1]} or later: make the environment with a newer python3")
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     write_pins = "--write-pins" in sys.argv
     if len(args) != 3 or args[1] not in ("vllm", "sglang"):
         sys.exit(__doc__)
     python, server, version = args
+    check_python(python)
     pins = os.path.join(HERE, server + ".txt")
     if version == "pinned":
         pip(python, "--no-deps", "-r", pins)
