@@ -219,27 +219,19 @@ enum StandardStreams {
         unsafe String(cString: strerror(errno))
     }
 
-    /// Reads a whole file. The corresponding C functions are `open` and `read`.
-    /// The most a file named on the command line may hold: 64 MiB for a tools file, 512 MiB
-    /// for a tokenizer (the largest real ones are tens of MB).
+    /// The most a tools, template or prefix file named on the command line may hold: 64 MiB.
+    /// (A tokenizer is read by ``Tokenizer/init(contentsOfFile:)``, as the C library reads it.)
     static let toolsFileLimit = 64 << 20
-    static let tokenizerFileLimit = 512 << 20
 
     /// Reads a file named on the command line, up to `limit` bytes (more is an error, so
     /// `/dev/zero` or a runaway pipe cannot exhaust memory). A FIFO is read (`--tools <(...)`
-    /// is the user's own choice); with `regularOnly` (a file found inside a model folder, which
-    /// is data someone handed over) only a regular file is.
-    static func readFile(_ path: String, what: String, limit: Int, regularOnly: Bool = false) throws(ExitError) -> [UInt8] {
-        let fd = unsafe open(path, O_RDONLY | (regularOnly ? O_NONBLOCK : 0))
+    /// is the user's own choice). The corresponding C functions are `open` and `read`.
+    static func readFile(_ path: String, what: String, limit: Int) throws(ExitError) -> [UInt8] {
+        let fd = unsafe open(path, O_RDONLY)
         guard fd >= 0 else {
             throw .file("\(what) \(path): \(errorText())")
         }
         defer { close(fd) }
-        if regularOnly {
-            var info = stat()
-            guard unsafe fstat(fd, &info) == 0 else { throw .file("\(what) \(path): \(errorText())") }
-            guard info.st_mode & S_IFMT == S_IFREG else { throw .file("\(what) \(path): not a regular file") }
-        }
         var out: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 1 << 16)
         while true {

@@ -15,7 +15,7 @@ import pytest
 
 import toolcallkit
 import template_oracle as oracle
-from conftest import FIXTURES
+from tckpaths import FIXTURES
 
 MODELS = os.path.join(FIXTURES, "models")
 SEED = 20250115
