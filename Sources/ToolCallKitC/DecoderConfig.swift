@@ -29,6 +29,8 @@ struct DecoderConfig {
     var tokenizer: String?
     var skipSpecial = false
     var openAI = false
+    /// The `output` mode: "events", "openai", "responses" or "anthropic".
+    var output = "events"
     var toolChoice = ToolChoice.auto
     var parallelToolCalls = true
 
@@ -105,10 +107,11 @@ struct DecoderConfig {
             case "parallel_tool_calls": parallelToolCalls = try Self.bool(value, key)
             case "output":
                 let mode = try Self.string(value, key)
-                guard mode == "events" || mode == "openai" else {
-                    throw Problem(message: "output must be \"events\" or \"openai\", not \"\(mode)\"")
+                guard ["events", "openai", "responses", "anthropic"].contains(mode) else {
+                    throw Problem(message: "output must be \"events\", \"openai\", \"responses\" or \"anthropic\", not \"\(mode)\"")
                 }
                 openAI = mode == "openai"
+                output = mode
             default:
                 throw Problem(message: "unknown config key '\(key)' (known: \(Self.keys.joined(separator: ", ")))")
             }
@@ -119,7 +122,7 @@ struct DecoderConfig {
             throw Problem(message: "config needs \"format\" or \"model\" (there is no default format)")
         }
         if validate && tools == nil { throw Problem(message: "validate needs tools") }
-        if raw && openAI { throw Problem(message: "raw cannot be used with output \"openai\"") }
+        if raw && output != "events" { throw Problem(message: "raw cannot be used with output \"\(output)\"") }
         if skipSpecial && tokenizerPath == nil {
             throw Problem(message: "skip_special needs tokenizer (or model)")
         }
