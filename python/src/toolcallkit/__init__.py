@@ -150,7 +150,9 @@ class Decoder:
     ``toolcall decode`` with ``_`` for ``-`` (``validate``, ``whole_calls``, ``reasoning``,
     ``reasoning_open``, ``raw``, ``id_seed``, ``max_call_bytes``, ``tokenizer`` (a
     tokenizer.json path; the decoder then takes token ids), ``skip_special``, ``output``
-    (``"events"`` or ``"openai"``), and ``model`` (a model folder, instead of ``format``)).
+    (``"events"``, ``"openai"`` for Chat Completions chunks, ``"responses"`` for OpenAI
+    Responses API streaming events, ``"anthropic"`` for Anthropic Messages streaming events),
+    and ``model`` (a model folder, instead of ``format``)).
     ``tools`` is the OpenAI-style tools array itself. Options left as ``None`` are not given.
 
     :meth:`feed`, :meth:`feed_tokens` and :meth:`finish` return the events they completed as
@@ -216,8 +218,9 @@ class Decoder:
         return self._take()
 
     def diagnostics(self) -> list:
-        """With ``output="openai"``: the rejections since the last call (``toolcall decode``
-        writes them to standard error), as event dicts. Empty with ``output="events"``."""
+        """With ``output`` ``"openai"``, ``"responses"`` or ``"anthropic"``: the rejections
+        since the last call (``toolcall decode`` writes them to standard error), as event
+        dicts. Empty with ``output="events"``."""
         n = self._lib.tck_diagnostics(self._live(), self._ptr_ref, self._len_ref)
         if n < 0:
             self._raise(n)
