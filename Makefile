@@ -96,8 +96,13 @@ test-embed: $(VPY)
 	@sh Examples/c/check-build-line.sh $(EMBED)/lib/libtoolcallkit.so
 	@$(MAKE) --no-print-directory test-python
 
+# The official API clients that read --output responses and --output anthropic back
+# (python/tests/test_stream_apis.py), at the versions the tests were written against.
+STREAM_CLIENTS := openai==3.51.0 anthropic==2.10.0
 test-python: $(VPY) grammar-deps
 	@$(VPY) -c "import pytest, jinja2" 2>/dev/null || $(VPY) -m pip install -q pytest "jinja2>=3.1.6"
+	@$(VPY) -c "import sys, importlib.metadata as m; sys.exit(any(m.version(n) != v for n, v in (p.split('==') for p in sys.argv[1:])))" \
+	  $(STREAM_CLIENTS) 2>/dev/null || $(VPY) -m pip install -q $(STREAM_CLIENTS)
 	TOOLCALLKIT_LIBRARY=$(CURDIR)/$(EMBED)/lib/libtoolcallkit.so TOOLCALL_BIN=$(CURDIR)/.build/debug/toolcall \
 	  TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) GRAMMAR_WALKS=$(GRAMMAR_WALKS) GRAMMAR_TOKENIZERS=gpt2,llama \
 	  PYTHONPATH=python/src $(VPY) -m pytest -q -rs python/tests

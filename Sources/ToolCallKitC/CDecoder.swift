@@ -118,6 +118,15 @@ final class CDecoder {
                 id: OpenAIChunkEncoder.makeID(seed: config.idSeed), created: Int(time(nil)), model: model,
                 wholeCalls: config.wholeCalls)))
             countsLines = true
+        } else if config.output == "responses" {
+            writer = EventLineWriter(.responses(ResponsesEventEncoder(
+                model: config.model.map(Self.folderName) ?? "toolcall", createdAt: Int(time(nil)), seed: config.idSeed,
+                toolChoice: config.toolChoice, parallelToolCalls: config.parallelToolCalls, tools: tools)))
+            countsLines = true
+        } else if config.output == "anthropic" {
+            writer = EventLineWriter(.anthropic(AnthropicEventEncoder(
+                model: config.model.map(Self.folderName) ?? "toolcall", seed: config.idSeed)))
+            countsLines = true
         } else {
             writer = EventLineWriter(.events(raw: config.raw))
             countsLines = false

@@ -37,6 +37,8 @@ struct DecoderConfig {
     var input: String?
     var skipSpecial = false
     var openAI = false
+    /// The `output` mode: "events", "openai", "responses" or "anthropic".
+    var output = "events"
     var toolChoice = ToolChoice.auto
     var parallelToolCalls = true
 
@@ -140,10 +142,11 @@ struct DecoderConfig {
             case "parallel_tool_calls": parallelToolCalls = try Self.bool(value, key)
             case "output":
                 let mode = try Self.string(value, key)
-                guard mode == "events" || mode == "openai" else {
-                    throw Problem(message: "output must be \"events\" or \"openai\", not \"\(mode)\"")
+                guard ["events", "openai", "responses", "anthropic"].contains(mode) else {
+                    throw Problem(message: "output must be \"events\", \"openai\", \"responses\" or \"anthropic\", not \"\(mode)\"")
                 }
                 openAI = mode == "openai"
+                output = mode
             default:
                 throw Problem(message: "unknown config key '\(key)' (known: \(Self.keys.joined(separator: ", ")))")
             }
@@ -154,7 +157,7 @@ struct DecoderConfig {
             throw Problem(message: "config needs \"format\" or \"model\" (there is no default format)")
         }
         if validate && tools == nil { throw Problem(message: "validate needs tools") }
-        if raw && openAI { throw Problem(message: "raw cannot be used with output \"openai\"") }
+        if raw && output != "events" { throw Problem(message: "raw cannot be used with output \"\(output)\"") }
         if input == "tokens" && tokenizer == nil && model == nil {
             throw Problem(message: "input \"tokens\" needs tokenizer (a tokenizer.json) or model (a folder with one)")
         }

@@ -84,7 +84,7 @@ struct DecodeCommand {
         decoderOptions.toolChoice = options.toolChoice
         decoderOptions.parallelToolCalls = options.parallelToolCalls
         var decoder = ToolCallDecoder(format: format, tools: tools, options: decoderOptions)
-        var writer = EventWriter(options: options)
+        var writer = EventWriter(options: options, tools: tools)
         let tokenizer = options.input == "tokens" ? try loadTokenizer() : nil
         if let note { Messages.note(note) }
         StandardInput.noteIfTerminal(command: "decode", what: options.input == "tokens" ? "token ids" : "the model's output")
@@ -117,12 +117,18 @@ struct EventWriter {
     private var out: [UInt8] = []
     private var diagnostics: [UInt8] = []
 
-    init(options: DecodeOptions) {
+    init(options: DecodeOptions, tools: ToolSet? = nil) {
+        let model = options.model.map { ModelName.of(folder: $0) } ?? "toolcall"
         if options.output == "openai" {
-            let model = options.model.map { ModelName.of(folder: $0) } ?? "toolcall"
             lines = EventLineWriter(.openAI(OpenAIChunkEncoder(
                 id: OpenAIChunkEncoder.makeID(seed: options.idSeed), created: Int(time(nil)), model: model,
                 wholeCalls: options.wholeCalls)))
+        } else if options.output == "responses" {
+            lines = EventLineWriter(.responses(ResponsesEventEncoder(
+                model: model, createdAt: Int(time(nil)), seed: options.idSeed, toolChoice: options.toolChoice,
+                parallelToolCalls: options.parallelToolCalls, tools: tools)))
+        } else if options.output == "anthropic" {
+            lines = EventLineWriter(.anthropic(AnthropicEventEncoder(model: model, seed: options.idSeed)))
         } else {
             lines = EventLineWriter(.events(raw: options.raw))
         }

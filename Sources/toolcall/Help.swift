@@ -48,7 +48,9 @@ enum Help {
           --tokenizer FILE        A tokenizer.json for --input tokens.
           --skip-special          Drop special tokens that are not format markers
                                   (--input tokens).
-          --output events|openai  JSON events (default) or OpenAI chat.completion.chunk lines.
+          --output events|openai|responses|anthropic
+                                  JSON events (default), OpenAI chat.completion.chunk lines,
+                                  OpenAI Responses or Anthropic Messages streaming events.
           --raw                   Add the exact input bytes to every event ("raw"; events only).
           --reasoning             Separate reasoning blocks into reasoning events.
           --reasoning-open        Start inside a reasoning block (implies --reasoning).
@@ -94,12 +96,13 @@ enum Help {
 
     /// `toolcall decode --help`.
     static let decode = """
-        OVERVIEW: Decode standard input as it arrives; one JSON event (or OpenAI chunk) per line.
+        OVERVIEW: Decode standard input as it arrives; one JSON event (or API streaming event) per line.
 
         USAGE: toolcall decode (--format NAME | --model DIR | --response-template FILE)
                                [--prefix-file FILE] [--tools FILE [--validate]]
                                [--whole-calls] [--input text|tokens] [--tokenizer FILE]
-                               [--skip-special] [--output events|openai] [--raw]
+                               [--skip-special] [--output events|openai|responses|anthropic]
+                               [--raw]
                                [--reasoning] [--reasoning-open] [--max-call-bytes N|unlimited]
                                [--id-seed N] [--chunk-bytes N]
                                [--tool-choice auto|required|none|NAME]

@@ -152,7 +152,7 @@ def test_an_id_outside_the_vocabulary_is_an_error_after_the_ids_before_it():
         ({"format": "json", "validate": True}, "validate needs tools"),
         ({"format": "json", "raw": "yes"}, "raw must be true or false"),
         ({"format": "json", "raw": True, "output": "openai"}, "raw cannot be used with output"),
-        ({"format": "json", "output": "xml"}, 'output must be "events" or "openai"'),
+        ({"format": "json", "output": "xml"}, 'output must be "events", "openai", "responses" or "anthropic"'),
         ({"format": "json", "id_seed": -1}, "id_seed must be a whole number"),
         ({"format": "json", "max_call_bytes": 0}, "max_call_bytes must be a whole number of at least 1"),
         ({"format": "json", "tools": "tools.json"}, "tools must be the tools array itself"),

@@ -49,7 +49,7 @@
  *   "whole_calls"     bool: emit a call only once it is accepted, in one piece
  *   "reasoning"       bool: separate reasoning blocks into "reasoning" events
  *   "reasoning_open"  bool: the stream starts inside a reasoning block (implies "reasoning")
- *   "raw"             bool: add the exact input bytes ("raw") to events (not with "openai")
+ *   "raw"             bool: add the exact input bytes ("raw") to events (only with "events")
  *   "id_seed"         integer >= 0: seed call ids, for reproducible output
  *   "max_call_bytes"  integer >= 1, or "unlimited": reject larger calls as "too_large"
  *                     (default 16 MiB)
@@ -59,7 +59,9 @@
  *                     needs "tokenizer" or "model"; "text" refuses "tokenizer". Left out:
  *                     tokens with "tokenizer", text otherwise (see "model").
  *   "skip_special"    bool: drop special tokens that are not format markers (token input)
- *   "output"          "events" (default) or "openai" (chat.completion.chunk lines)
+ *   "output"          "events" (default), "openai" (chat.completion.chunk lines),
+ *                     "responses" (OpenAI Responses API streaming events) or "anthropic"
+ *                     (Anthropic Messages API streaming events); one JSON object per line
  *   "tool_choice"     "auto" (default), "required", "none", a tool's name or an OpenAI
  *                     tool_choice object: a call the choice does not allow is rejected
  *                     ("tool_not_chosen"), and a required call missing at the end is a
@@ -181,8 +183,8 @@ int32_t tck_events(tck_decoder *d, const uint8_t **lines, size_t *len);
  * out then, and *lines and *len are left as they were). */
 int32_t tck_feed_events(tck_decoder *d, const uint8_t *bytes, size_t len, const uint8_t **lines, size_t *len_out);
 
-/* With "output": "openai", rejections are not chunks; `toolcall decode` writes them to
- * standard error as event lines. This hands out those lines, queued since the last call, as
+/* With "output": "openai", "responses" or "anthropic", rejections are not among the
+ * output lines; `toolcall decode` writes them to standard error as event lines. This hands out those lines, queued since the last call, as
  * tck_events does for the chunks (with "output": "events" there are none: the rejections
  * are among the events). Returns the number of lines, or TCK_E_ARGUMENT. */
 int32_t tck_diagnostics(tck_decoder *d, const uint8_t **lines, size_t *len);

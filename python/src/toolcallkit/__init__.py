@@ -189,7 +189,9 @@ class Decoder:
     ``toolcall decode`` with ``_`` for ``-`` (``validate``, ``whole_calls``, ``reasoning``,
     ``reasoning_open``, ``raw``, ``id_seed``, ``max_call_bytes``, ``tokenizer`` (a
     tokenizer.json path; the decoder then takes token ids), ``input`` (``"text"`` or
-    ``"tokens"``), ``skip_special``, ``output`` (``"events"`` or ``"openai"``), ``tool_choice``
+    ``"tokens"``), ``skip_special``, ``output`` (``"events"``,
+    ``"openai"`` for Chat Completions chunks, ``"responses"`` for OpenAI Responses API streaming
+    events, ``"anthropic"`` for Anthropic Messages streaming events), ``tool_choice``
     and ``parallel_tool_calls`` (the request's policy, enforced as docs/grammar.md says), and
     ``model``).
     ``tools`` is the OpenAI-style tools array itself. Options left as ``None`` are not given.
@@ -291,8 +293,9 @@ class Decoder:
         return self._take()
 
     def diagnostics(self) -> list:
-        """With ``output="openai"``: the rejections since the last call (``toolcall decode``
-        writes them to standard error), as event dicts. Empty with ``output="events"``."""
+        """With ``output`` ``"openai"``, ``"responses"`` or ``"anthropic"``: the rejections
+        since the last call (``toolcall decode`` writes them to standard error), as event
+        dicts. Empty with ``output="events"``."""
         n = self._lib.tck_diagnostics(self._live(), self._ptr_ref, self._len_ref)
         if n < 0:
             self._raise(n)
