@@ -11,6 +11,9 @@ enum BuiltInFormats {
         .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .kimiK3, .minimaxM3,
         .ling3,
         .poolsideV1,
+        .minicpm5,
+        .museGlimmer,
+        .inkling,
     ]
 
     static let formats: [ToolCallFormat] = all.map(ToolCallFormat.init)
