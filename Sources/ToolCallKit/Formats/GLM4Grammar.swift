@@ -6,6 +6,10 @@
 final class GLM4Dialect: Sendable {
     /// The start marker, then `</tool_call>` and the format's own stray markers.
     let markers: [Marker]
+    /// The turn's end tokens the model writes after its last call (`<|role_end|>`,
+    /// `</assistant>`): after a call's close, white space and one of them are the call's
+    /// markup, not text.
+    let turnEnds: [[UInt8]]
     /// A key followed by another key (or by `</tool_call>`) before its value is dropped: the
     /// newer key takes the value (Laguna). Without it, keys written before their values are
     /// paired with the values in order (GLM).
@@ -14,8 +18,9 @@ final class GLM4Dialect: Sendable {
     /// whole call a JSON call object `{"name": .., "arguments": {..}}` (Laguna falls back to both).
     let jsonBodies: Bool
 
-    init(strays: [String] = [], orphanKeysDropped: Bool = false, jsonBodies: Bool = false) {
+    init(strays: [String] = [], turnEnds: [String] = [], orphanKeysDropped: Bool = false, jsonBodies: Bool = false) {
         markers = [Marker("<tool_call>"), Marker("</tool_call>", kind: .stray)] + strays.map { Marker($0, kind: .stray) }
+        self.turnEnds = turnEnds.map { Array($0.utf8) }
         self.orphanKeysDropped = orphanKeysDropped
         self.jsonBodies = jsonBodies
     }
@@ -69,6 +74,8 @@ struct GLM4Grammar: CallGrammar {
         case argsObject
         /// The JSON call or arguments ended at `end`: `</tool_call>` may follow.
         case afterObject(CanonicalJSON, end: Int)
+        /// The call closed at `end`: white space and a turn's end may follow (``GLM4Dialect/turnEnds``).
+        case afterClose(end: Int)
         case junk(String)
     }
 
@@ -153,7 +160,9 @@ struct GLM4Grammar: CallGrammar {
                 case .found(2):
                     let end = pos + Self.close.count
                     settleClosed(end: end, actions: &actions)
-                    return .finished(at: end)
+                    if dialect.turnEnds.isEmpty { return .finished(at: end) }
+                    pos = end
+                    state = .afterClose(end: end)
                 case .found:
                     // The next call opens: this one's `</tool_call>` is missing.
                     settleClosed(end: pos, actions: &actions)
@@ -263,7 +272,9 @@ struct GLM4Grammar: CallGrammar {
                 case .found(0):
                     let closeEnd = pos + Self.close.count
                     actions.append(.accept(arguments: arguments, end: closeEnd))
-                    return .finished(at: closeEnd)
+                    if dialect.turnEnds.isEmpty { return .finished(at: closeEnd) }
+                    pos = closeEnd
+                    state = .afterClose(end: closeEnd)
                 case .found:
                     // The next call opens: this one's `</tool_call>` is missing.
                     actions.append(.accept(arguments: arguments, end: pos))
@@ -273,6 +284,19 @@ struct GLM4Grammar: CallGrammar {
                 case .none:
                     // Text after the object: the call ends with it.
                     actions.append(.accept(arguments: arguments, end: end))
+                    return .finished(at: end)
+                }
+            case .afterClose(let end):
+                while pos < w.end && JSONReader.isSpace(w[pos]) && pos - end < TextValueScanner.maxSpaceAfterClose { pos += 1 }
+                guard pos < w.end else { return .needMore }
+                switch TagMatch.at(w, pos, dialect.turnEnds) {
+                case .found(let k):
+                    let after = pos + dialect.turnEnds[k].count
+                    actions.append(.markup(end: after))
+                    return .finished(at: after)
+                case .partial:
+                    return .needMore
+                case .none:
                     return .finished(at: end)
                 }
             case .junk(let detail):
@@ -429,6 +453,12 @@ struct GLM4Grammar: CallGrammar {
             // A complete object whose `</tool_call>` never came (a cut-off prefix of it is markup).
             actions.append(.accept(arguments: arguments, end: end))
             if w.end > end { actions.append(.markup(end: w.end)) }
+        case .afterClose(let end):
+            // White space, or a cut-off turn end, after the last call.
+            if w.end > end {
+                if pos < w.end, TagMatch.at(w, pos, dialect.turnEnds) == .partial { actions.append(.markup(end: w.end)) }
+                else { actions.append(.text(end: w.end)) }
+            }
         case .junk(let detail):
             actions.append(.reject(.malformed, detail: detail, end: w.end))
         }

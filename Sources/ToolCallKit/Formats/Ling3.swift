@@ -35,7 +35,7 @@ extension FormatDefinition {
         fuzzWords: ["<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<|role_end|>", "<role>ASSISTANT</role>"],
         familyNames: (["ling", "ling-3", "ling3.0", "bailing", "bailing_v3"], "Ling 3.0 (Bailing V3) writes"))
 
-    private static let lingDialect = GLM4Dialect(strays: ["<|role_end|>"])
+    private static let lingDialect = GLM4Dialect(strays: ["<|role_end|>"], turnEnds: ["<|role_end|>"])
 
     private static let lingTags = CallRenderer.TextTags(
         tags: ["</arg_value>", "<arg_key>", "<arg_value>", "</arg_key>", "<tool_call>", "</tool_call>", "<|role_end|>"].map { Array($0.utf8) },

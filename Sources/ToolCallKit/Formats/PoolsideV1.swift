@@ -16,8 +16,9 @@
 // - A key followed by another key (or by `</tool_call>`) before its value is dropped: the newer
 //   key takes the value.
 // - The turn closes with `</assistant>` (a plain-text stop the model writes) and the
-//   end-of-sequence `〈|EOS|〉`: markup, never content. A `</think>` with no block open (the
-//   prompt closed it, thinking off) is markup too.
+//   end-of-sequence `〈|EOS|〉`: markup, never content (after a call, with the white space
+//   before them). A `</think>` with no block open (the prompt closed it, thinking off) is
+//   markup too.
 // - Reasoning: the generation prompt ends `<assistant><think>` (thinking on: `--reasoning-open`)
 //   or `<assistant></think>` (off). A `<tool_call>` ends an unclosed reasoning block, as Laguna
 //   writes its call right after its thinking.
@@ -42,7 +43,7 @@ extension FormatDefinition {
         familyNames: (["laguna", "poolside", "laguna-xs", "laguna_xs"], "Poolside Laguna writes"))
 
     private static let lagunaDialect = GLM4Dialect(
-        strays: ["</assistant>", "〈|EOS|〉", "</think>"], orphanKeysDropped: true, jsonBodies: true)
+        strays: ["</assistant>", "〈|EOS|〉", "</think>"], turnEnds: ["</assistant>", "〈|EOS|〉"], orphanKeysDropped: true, jsonBodies: true)
 
     private static let lagunaTags = CallRenderer.TextTags(
         tags: ["</arg_value>", "<arg_key>", "<arg_value>", "</arg_key>", "<tool_call>", "</tool_call>", "</assistant>", "〈|EOS|〉", "</think>"]
