@@ -17,6 +17,17 @@
 //   `incomplete`.
 
 extension FormatDefinition {
+    /// Each call a tool block of its own, as the renderer writes it:
+    /// `NAME<|content_invoke_tool_json|>{"name": NAME, "args": ARGS}<|end_message|>`, after
+    /// `<|message_model|>`, or bare at the start of the output (the prompt wrote that token).
+    static let inklingLayout = CallLayout(
+        trigger: InklingGrammar.messageModel,
+        call: [
+            .name(.bare), .markup(InklingGrammar.toolJSON + "{\"name\": "), .name(.jsonString), .markup(", \"args\": "),
+            .arguments(.json), .markup("}" + InklingGrammar.endMessage),
+        ],
+        oneCallPerBlock: true, bareAtStart: true)
+
     static let inkling: FormatDefinition = FormatDefinition(
         name: "inkling",
         summary: #"Thinking Machines Inkling blocks. Example: f<|content_invoke_tool_json|>{"name": "f", "args": {"a": 1}}<|end_message|>"#,
@@ -29,6 +40,7 @@ extension FormatDefinition {
                                   .literal([InklingGrammar.toolJSON])),
             ],
             tokens: [(InklingGrammar.toolJSON, 8)]),
+        layout: inklingLayout,
         renderer: FormatRenderer(render: renderInkling),
         fuzzWords: ["{\"name\": \"", "\"args\": ", "<|content_text|>", "<|content_thinking|>"],
         familyNames: (["inkling", "thinking-machines", "tml"], "Thinking Machines Inkling writes"))

@@ -20,6 +20,20 @@
 //   parameter is present.
 
 extension FormatDefinition {
+    /// The calls of a turn in one block, as the renderer writes them: `<tool_call>NAME\n`, per
+    /// argument `<arg_key>KEY</arg_key>\n<arg_value>VALUE</arg_value>`, `\n</tool_call>`, calls
+    /// separated by a newline, and the turn's end `<|role_end|>` (nothing follows it).
+    static let ling3Layout = CallLayout(
+        trigger: "<tool_call>",
+        call: [
+            .name(.bare), .markup("\n"),
+            .arguments(.tagged(CallLayout.TaggedArguments(
+                open: [.markup("<arg_key>"), .key(.bare), .markup("</arg_key>\n<arg_value>")], close: "</arg_value>",
+                valueExcludes: lingTags.tags.map { String(decoding: $0, as: UTF8.self) }, stripsNewlines: false))),
+            .markup("\n</tool_call>"),
+        ],
+        separator: "\n<tool_call>", close: [.markup("<|role_end|>")], endsMessage: true)
+
     static let ling3: FormatDefinition = FormatDefinition(
         name: "ling3",
         summary: "Ling 3.0 (Bailing V3). Example: <tool_call>f\\n<arg_key>a</arg_key>\\n<arg_value>v</arg_value>\\n</tool_call>",
@@ -31,6 +45,7 @@ extension FormatDefinition {
                 TemplateSignature(rank: 38, "<arg_key> with <role>ASSISTANT</role> turns",
                                   .literal(["<arg_key>"]), .literal(["<role>ASSISTANT</role>"])),
             ]),
+        layout: ling3Layout,
         renderer: FormatRenderer(render: renderLing3),
         fuzzWords: ["<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<|role_end|>", "<role>ASSISTANT</role>"],
         familyNames: (["ling", "ling-3", "ling3.0", "bailing", "bailing_v3"], "Ling 3.0 (Bailing V3) writes"))

@@ -27,6 +27,18 @@
 //   parameter is present.
 
 extension FormatDefinition {
+    /// Each call a block of its own, as the renderer writes it: `<function name="NAME">`, per
+    /// argument `<param name="KEY">VALUE</param>`, `</function>`; strings raw or (holding `<`, `&`
+    /// or a newline) in CDATA, other values in Python's `str()`.
+    static let miniCPMLayout = CallLayout.perCall("<function", [
+        .markup(" name=\""), .name(.bare), .markup("\">"),
+        .arguments(.tagged(CallLayout.TaggedArguments(
+            open: [.markup("<param name=\""), .key(.bare), .markup("\">")], close: "</param>",
+            valueExcludes: miniCPMTags.rendering.tags.map { String(decoding: $0, as: UTF8.self) }, stripsNewlines: false,
+            values: .pythonStr, cdata: true))),
+        .markup("</function>"),
+    ])
+
     static let minicpm5: FormatDefinition = FormatDefinition(
         name: "minicpm5",
         summary: #"MiniCPM5. Example: <function name="f"><param name="a">v</param></function>"#,
@@ -37,6 +49,7 @@ extension FormatDefinition {
                 TemplateSignature(rank: 50, #"<function name=" calls with <param name=" values in <![CDATA["#,
                                   .literal([#"<function name=""#]), .literal([#"<param name=""#]), .literal(["<![CDATA["])),
             ]),
+        layout: miniCPMLayout,
         renderer: FormatRenderer(render: renderMiniCPM5),
         fuzzWords: [" name=\"", "<![CDATA[", "]]>", "</param>"],
         familyNames: (["minicpm", "minicpm-5", "minicpm_5", "openbmb"], "MiniCPM5 writes"))
@@ -44,8 +57,9 @@ extension FormatDefinition {
     /// As the MiniCPM5 template writes: after the text and a newline, per call
     /// `<function name="NAME">`, per argument `<param name="KEY">VALUE</param>`, then
     /// `</function>`, calls separated by a newline. A string is written as it is, inside
-    /// `<![CDATA[…]]>` when it holds `<`, `&` or a newline; other values in their Python spelling,
-    /// as the template's Jinja prints them (`True`, `None`, `{'a': 1}`).
+    /// `<![CDATA[…]]>` when it holds `<`, `&` or a newline; other values as Python's `str()`, as
+    /// the template's Jinja prints them (`True`, `None`, `{'a': 1}`), with `<` written `\x3c`
+    /// when the text would hold one of the format's tags.
     private static func renderMiniCPM5(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String) throws(RenderError) -> [UInt8] {
         let tags = miniCPMTags.rendering
         return try CallRenderer.taggedCalls(format, calls, text: text, separator: "\n", between: "\n", tags: tags) { call in
@@ -60,7 +74,7 @@ extension FormatDefinition {
                         out += b
                     }
                 } else {
-                    CallRenderer.writePython(member.value, to: &out)
+                    out += CallRenderer.pythonTextValue(member.value, tags: tags)
                 }
                 out += Array("</param>".utf8)
             }

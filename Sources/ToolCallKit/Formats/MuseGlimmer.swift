@@ -30,6 +30,22 @@
 //   cut inside a value is `incomplete`; a cut-off token after an answer is text.
 
 extension FormatDefinition {
+    /// The calls of a turn, one tool message each, as the renderer writes them: the first
+    /// message's header bare at the start of the output (the prompt wrote `<|start|>assistant`),
+    /// after text `<|start|>assistant to=NAME<|message|>`, the ATEM block (per argument
+    /// `<atem:parameter name="KEY">VALUE</atem:parameter>\n`, strings raw, other values JSON),
+    /// messages ended by `<|eom|>`, the last by `<|eot|>` (nothing follows it).
+    static let museLayout = CallLayout(
+        trigger: "<|start|>assistant ",
+        call: [
+            .markup("to="), .name(.bare), .markup("<|message|><atem:function_calls>\n<atem:invoke name=\""), .name(.bare), .markup("\">\n"),
+            .arguments(.tagged(CallLayout.TaggedArguments(
+                open: [.markup("<atem:parameter name=\""), .key(.bare), .markup("\">")], close: "</atem:parameter>\n",
+                valueExcludes: atemTags.rendering.tags.map { String(decoding: $0, as: UTF8.self) }, stripsNewlines: false))),
+            .markup("</atem:invoke>\n</atem:function_calls>"),
+        ],
+        separator: "<|eom|><|start|>assistant ", close: [.markup("<|eot|>")], endsMessage: true, bareAtStart: true)
+
     static let museGlimmer: FormatDefinition = FormatDefinition(
         name: "muse_glimmer",
         summary: #"Meta Muse Glimmer ATEM messages. Example: to=f<|message|><atem:function_calls><atem:invoke name="f"><atem:parameter name="a">v</atem:parameter></atem:invoke></atem:function_calls><|eom|>"#,
@@ -42,6 +58,7 @@ extension FormatDefinition {
                                   .literal(["<atem:function_calls>"]), .literal(["<|eom|>"])),
             ],
             modelTypes: [ModelTypeRule(rank: 18, prefix: "muse_glimmer", format: "muse_glimmer")]),
+        layout: museLayout,
         renderer: FormatRenderer(render: renderMuseGlimmer),
         fuzzWords: [" to=self", " to=user", "to=", "<atem:invoke name=\"", "<atem:parameter name=\"", "</atem:parameter>", "</atem:invoke>", "</atem:function_calls>"],
         familyNames: (["muse", "glimmer", "muse-glimmer", "atem", "meta"], "Meta Muse Glimmer writes"))

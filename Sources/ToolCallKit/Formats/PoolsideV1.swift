@@ -26,6 +26,20 @@
 //   parameter is present; a complete JSON body likewise.
 
 extension FormatDefinition {
+    /// The calls of a turn in one block, as the renderer writes them: `<tool_call>NAME\n`, per
+    /// argument `<arg_key>KEY</arg_key>\n<arg_value>VALUE</arg_value>\n`, `</tool_call>`, calls
+    /// separated by a newline, and the turn's close `\n</assistant>` (nothing follows it).
+    static let lagunaLayout = CallLayout(
+        trigger: "<tool_call>",
+        call: [
+            .name(.bare), .markup("\n"),
+            .arguments(.tagged(CallLayout.TaggedArguments(
+                open: [.markup("<arg_key>"), .key(.bare), .markup("</arg_key>\n<arg_value>")], close: "</arg_value>\n",
+                valueExcludes: lagunaTags.tags.map { String(decoding: $0, as: UTF8.self) }, stripsNewlines: false))),
+            .markup("</tool_call>"),
+        ],
+        separator: "\n<tool_call>", close: [.markup("\n</assistant>")], endsMessage: true)
+
     static let poolsideV1: FormatDefinition = FormatDefinition(
         name: "poolside_v1",
         summary: "Poolside Laguna. Example: <tool_call>f\\n<arg_key>a</arg_key>\\n<arg_value>v</arg_value>\\n</tool_call>",
@@ -38,6 +52,7 @@ extension FormatDefinition {
                                   .literal(["<arg_key>"]), .literal(["〈|EOS|〉", "laguna_glm"])),
             ],
             modelTypes: [ModelTypeRule(rank: 19, prefix: "laguna", format: "poolside_v1")]),
+        layout: lagunaLayout,
         renderer: FormatRenderer(render: renderPoolside),
         fuzzWords: ["<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "</assistant>", "{\"name\": \""],
         familyNames: (["laguna", "poolside", "laguna-xs", "laguna_xs"], "Poolside Laguna writes"))
