@@ -9,6 +9,11 @@ enum BuiltInFormats {
         .json, .lfm2, .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2, .mistral, .llama3,
         .pythonic, .granite, .nemotron, .phi4Mini, .cohere, .harmony,
         .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .kimiK3, .minimaxM3,
+        .ling3,
+        .poolsideV1,
+        .minicpm5,
+        .museGlimmer,
+        .inkling,
     ]
 
     /// Model variants of the formats above (``FormatDefinition/variant(_:summary:grammar:inference:renderer:)``),

@@ -47,6 +47,13 @@ enum WireCall {
         case .minimaxM3:
             let ns = "]<]minimax[>["
             return "\(ns)<tool_call>\n\(ns)<invoke name=\"\(name)\">\(ns)<\(key)>\(value)\(ns)</\(key)>\(ns)</invoke>\n\(ns)</tool_call>"
+        case .ling3: return "<tool_call>\(name)\n<arg_key>\(key)</arg_key>\n<arg_value>\(value)</arg_value>\n</tool_call>"
+        case .poolsideV1: return "<tool_call>\(name)\n<arg_key>\(key)</arg_key>\n<arg_value>\(value)</arg_value>\n</tool_call>"
+        case .minicpm5: return "<function name=\"\(name)\"><param name=\"\(key)\">\(value)</param></function>"
+        case .museGlimmer:
+            return "<|start|>assistant to=\(name)<|message|><atem:function_calls>\n<atem:invoke name=\"\(name)\">\n"
+                + "<atem:parameter name=\"\(key)\">\(value)</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>"
+        case .inkling: return "<|message_model|>\(name)<|content_invoke_tool_json|>{\"name\":\"\(name)\",\"args\":{\"\(key)\":\(value)}}<|end_message|>"
         default:
             Issue.record("WireCall has no spelling for \(format.rawValue): add one")
             return ""
@@ -56,11 +63,12 @@ enum WireCall {
     /// A string argument: quoted where the format quotes strings, bare where values are text.
     static func string(_ format: ToolCallFormat, _ s: String) -> String {
         switch format {
-        case .json, .kimiK2, .mistral, .llama3, .granite, .nemotron, .phi4Mini, .cohere, .harmony, .deepseekV3, .deepseekV31: return "\"\(s)\""
+        case .json, .kimiK2, .mistral, .llama3, .granite, .nemotron, .phi4Mini, .cohere, .harmony, .deepseekV3, .deepseekV31, .inkling: return "\"\(s)\""
         case .lfm2, .pythonic: return "'\(s)'"
         case .gemma: return "<escape>\(s)<escape>"
         case .gemma4: return "<|\"|>\(s)<|\"|>"
         case .xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss, .kimiK3, .minimaxM3: return s
+        case .ling3, .poolsideV1, .minicpm5, .museGlimmer: return s
         default:
             Issue.record("WireCall has no string spelling for \(format.rawValue): add one")
             return s

@@ -91,7 +91,8 @@ private let spelledMarkers = [
 ]
 
 let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss, .kimiK3, .minimaxM3,
-                                       .glm47, .glm45LlamaCpp, .deepseekV4]
+                                       .glm47, .glm45LlamaCpp, .deepseekV4,
+                                       .ling3, .poolsideV1, .minicpm5, .museGlimmer]
 
 /// Every built-in format and model variant.
 let everyFormatAndVariant = ToolCallFormat.allCases + ToolCallFormat.variants
@@ -185,25 +186,29 @@ let roundTripTable: [RoundTripCase] = {
             cannot: [.lfm2: "not a Python name", .pythonic: "not a Python name"]),
         row("name with a space", [call("get weather", [("a", s("x"))])],
             cannot: [.lfm2: "not one", .pythonic: "not one", .mistral: "white space", .kimiK2: "white space", .gemma: "white space", .gemma4: "white space",
-                     .harmony: "white space"]),
+                     .harmony: "white space", .museGlimmer: "white space", .inkling: "white space"]),
         // Found by `make fuzz` (rendering mode): a deepseek_v31 name with a carriage return was
         // written, and its decoder rejects a name with a line break.
         row("name with a line break", [call("a\rb", [("a", s("x"))])],
             mayRefuse: [.lfm2, .pythonic, .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2, .mistral, .harmony,
-                        .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .minimaxM3]),
+                        .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .minimaxM3, .ling3, .poolsideV1, .minicpm5, .museGlimmer, .inkling]),
         // A bare pythonic list is recognized only when its first name ends within the look-ahead.
         row("a 700-byte name", [call(String(repeating: "n", count: 700), [("a", s("x"))])],
-            mayRefuse: [.pythonic, .xmlFunction, .glm4, .minimaxM2, .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .minimaxM3]),
+            mayRefuse: [.pythonic, .xmlFunction, .glm4, .minimaxM2, .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .minimaxM3,
+                        .ling3, .poolsideV1, .minicpm5, .museGlimmer, .inkling]),
         row("key with surrounding space", [call("f", [(" k ", s("x"))])],
             cannot: [.xmlFunction: "trims", .minimaxM2: "trims", .glm4: "trims", .lfm2: "not a Python name", .pythonic: "not a Python name",
-                     .deepseekV32: "trims", .seedOss: "trims"]),
+                     .deepseekV32: "trims", .seedOss: "trims", .ling3: "trims", .poolsideV1: "trims", .minicpm5: "trims", .museGlimmer: "trims"]),
         row("a close tag and the next parameter (xml_function)", [call("write_file", [("content", s("x\n</parameter>\n<parameter=mode>\nz"))])],
             cannot: [.xmlFunction: "(</parameter>, <parameter=)", .seedOss: "(</parameter>, <parameter=)"], mayRefuse: [.minimaxM2, .glm4]),
         row("a close tag and the next parameter (minimax_m2)", [call("write_file", [("content", s("x</parameter>\n<parameter name=\"mode\">z"))])],
             cannot: [.minimaxM2: "(</parameter>, <parameter name=)"], mayRefuse: [.xmlFunction, .glm4]),
         row("a close tag and the next key (glm4)", [call("write_file", [("content", s("x</arg_value>\n<arg_key>mode</arg_key>"))])],
-            cannot: [.glm4: "(</arg_value>, <arg_key>, </arg_key>)"], mayRefuse: [.xmlFunction, .minimaxM2]),
-        row("a key tag inside a value (glm4)", [call("f", [("a", s("see <arg_key> here"))])], cannot: [.glm4: "(<arg_key>)"]),
+            cannot: [.glm4: "(</arg_value>, <arg_key>, </arg_key>)", .ling3: "(</arg_value>, <arg_key>, </arg_key>)",
+                     .poolsideV1: "(</arg_value>, <arg_key>, </arg_key>)"], mayRefuse: [.xmlFunction, .minimaxM2]),
+        // Inside <arg_value> only </arg_value> is structure: a key tag that no key and
+        // </arg_key> follow is data, in every format.
+        row("a key tag inside a value (glm4)", [call("f", [("a", s("see <arg_key> here"))])]),
         row("a close tag then far white space", [call("f", [("a", s("x</parameter>" + String(repeating: " ", count: 300) + "y")),
                                                           ("b", s("x</arg_value>" + String(repeating: " ", count: 300) + "y"))])],
             mayRefuse: textValued),
@@ -408,6 +413,11 @@ struct RoundTripTests {
         (.seedOss, "<seed:tool_call>\n<function=f>\n<parameter=a>1</parameter>\n<parameter=b>['x', True]</parameter>\n</function>\n</seed:tool_call>"),
         (.kimiK3, "<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument key=\"a\" type=\"number\"<|sep|>1<|close|>argument<|sep|><|open|>argument key=\"b\" type=\"array\"<|sep|>[\"x\", true]<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|>"),
         (.minimaxM3, "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<b>[\"x\", true]]<]minimax[>[</b>]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>"),
+        (.ling3, "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value><arg_key>b</arg_key>\n<arg_value>[\"x\", true]</arg_value>\n</tool_call><|role_end|>"),
+        (.poolsideV1, "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>b</arg_key>\n<arg_value>[\"x\", true]</arg_value>\n</tool_call>\n</assistant>"),
+        (.minicpm5, "<function name=\"f\"><param name=\"a\">1</param><param name=\"b\">['x', True]</param></function>"),
+        (.museGlimmer, "to=f<|message|><atem:function_calls>\n<atem:invoke name=\"f\">\n<atem:parameter name=\"a\">1</atem:parameter>\n<atem:parameter name=\"b\">[\"x\", true]</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eot|>"),
+        (.inkling, "f<|content_invoke_tool_json|>{\"name\": \"f\", \"args\": {\"a\": 1, \"b\": [\"x\", true]}}<|end_message|>"),
     ])
     func layout(_ format: ToolCallFormat, _ expected: String) throws {
         let c = RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1")), (key: "b", value: .array([.string("x"), .bool(true)]))]))
