@@ -42,7 +42,7 @@ struct LinearRegex: Sendable {
     }
 
     let program: [Inst]
-    let sets: [ScalarSet]
+    let sets: [RegexClass]
     /// The bytes a match can begin with, when every match begins with one of a few literal
     /// scalars (nil otherwise): positions that begin with none of them start no match.
     let firstBytes: ByteSet?
@@ -294,7 +294,7 @@ struct LinearRegex: Sendable {
 }
 
 /// A character class: ranges of scalars and predefined classes, possibly negated.
-struct ScalarSet: Sendable {
+struct RegexClass: Sendable {
     enum Named: Sendable { case digit, word, space, horizontal, vertical }
     var ranges: [ClosedRange<UInt32>] = []
     var named: [(Named, negated: Bool)] = []
@@ -361,7 +361,7 @@ extension LinearRegex {
     struct Parser {
         let s: [Unicode.Scalar]
         var i = 0
-        var sets: [ScalarSet] = []
+        var sets: [RegexClass] = []
         var groupCount = 0
         var names: [String: Int] = [:]
         var dotAll = true
@@ -599,7 +599,7 @@ extension LinearRegex {
             default:
                 if let named = Self.namedClass(e) {
                     i += 2
-                    var set = ScalarSet()
+                    var set = RegexClass()
                     set.named = [named]
                     sets.append(set)
                     return .set(sets.count - 1)
@@ -608,7 +608,7 @@ extension LinearRegex {
             }
         }
 
-        static func namedClass(_ e: Unicode.Scalar) -> (ScalarSet.Named, negated: Bool)? {
+        static func namedClass(_ e: Unicode.Scalar) -> (RegexClass.Named, negated: Bool)? {
             switch e {
             case "d": return (.digit, false)
             case "D": return (.digit, true)
@@ -685,7 +685,7 @@ extension LinearRegex {
         /// A class, at "[": the index of its set.
         mutating func classAtom() throws(LinearRegexError) -> Int {
             i += 1
-            var set = ScalarSet()
+            var set = RegexClass()
             if peek() == "^" {
                 set.negated = true
                 i += 1
@@ -774,9 +774,9 @@ extension LinearRegex {
         }
 
         var program: [Inst] = []
-        let sets: [ScalarSet]
+        let sets: [RegexClass]
 
-        init(sets: [ScalarSet]) { self.sets = sets }
+        init(sets: [RegexClass]) { self.sets = sets }
 
         mutating func emit(_ inst: Inst) { program.append(inst) }
 
