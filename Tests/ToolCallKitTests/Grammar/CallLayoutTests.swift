@@ -84,7 +84,13 @@ struct CallLayoutTests {
                 if layout.oneCallPerBlock {
                     for (i, call) in c.calls.enumerated() {
                         skipSpace()
-                        let piece = layout.write([call])
+                        var piece = layout.write([call])
+                        // A format whose prompt opens the first call's header writes that call bare
+                        // at the very start of the output (inkling, muse_glimmer).
+                        if layout.bareAtStart && at == 0 && !rendered.starts(with: Array(layout.trigger.utf8)),
+                           piece.starts(with: Array(layout.trigger.utf8)) {
+                            piece.removeFirst(layout.trigger.utf8.count)
+                        }
                         guard rendered[at...].starts(with: piece) else {
                             Issue.record("\(label): call \(i) as the layout writes it, \(String(decoding: piece, as: UTF8.self).debugDescription), is not what the renderer wrote: \(String(decoding: rendered[at...], as: UTF8.self).debugDescription)")
                             break
