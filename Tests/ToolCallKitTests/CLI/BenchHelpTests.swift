@@ -33,13 +33,18 @@ struct BenchHelpTests {
         let start = try #require(flat.range(of: "Workloads: "))
         let rest = flat[start.upperBound...]
         let list = rest[..<(rest.range(of: ".")?.lowerBound ?? rest.endIndex)]
-        // Drop the parenthesised notes, then split at the commas.
+        // Drop the parenthesised notes, then split at the commas; a list item may be led by a
+        // phrase that ends in a colon ("and the shapes ...: name").
         var plain = ""
         var depth = 0
         for c in list {
             if c == "(" { depth += 1 } else if c == ")" { depth -= 1 } else if depth == 0 { plain.append(c) }
         }
-        return plain.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return plain.split(separator: ",").map { item in
+            var name = (item.split(separator: ":").last.map(String.init) ?? "").trimmingCharacters(in: .whitespaces)
+            if name.hasPrefix("and ") { name.removeFirst(4) }
+            return name
+        }.filter { !$0.isEmpty }
     }
 
     @Test("every workload the help names runs, and at least the three first ones are named")
