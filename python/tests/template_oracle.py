@@ -54,11 +54,13 @@ def environment():
 
 
 # Tokens that end a turn: one of them (and white space after it) is taken off the end of the
-# assistant's part. Harmony's <|call|> ends a call, not the turn, and is kept.
+# assistant's part. Harmony's <|call|> ends a call, not the turn, and is kept. So are the turn
+# ends that newer templates write as part of the assistant's message (Ling's <|role_end|>,
+# Laguna's </assistant> and 〈|EOS|〉, Hy3's, K2-Horizon's and GigaChat 3's end tokens): the
+# decoder reads them as the calls' markup, and a renderer may write them where the template does.
 END_OF_TURN = ["<|im_end|>", "<|eot_id|>", "<|eom_id|>", "</s>", "<|end_of_text|>", "<｜end▁of▁sentence｜>",
                "<end_of_turn>", "<turn|>", "<|END_OF_TURN_TOKEN|>", "<|end_of_msg|>", "<seed:eos>", "<|return|>",
-               "<|end|>", "<|endoftext|>", "<eos>", "<|user|>", "<|observation|>", "〈|EOS|〉", "<|role_end|>",
-               "<｜hy_eos:opensource｜>", "<|ifm|im_end|>", "<|message_sep|>", "</assistant>"]
+               "<|end|>", "<|endoftext|>", "<eos>", "<|user|>", "<|observation|>"]
 
 # What a generation prompt may end with when it leaves the model inside reasoning.
 REASONING_OPENERS = ["<think>", "<|open|>think<|sep|>", "<seed:think>", "<|START_THINKING|>", "<mm:think>", "<think:opensource>",
