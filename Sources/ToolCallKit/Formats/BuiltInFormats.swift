@@ -9,6 +9,7 @@ enum BuiltInFormats {
         .json, .lfm2, .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2, .mistral, .llama3,
         .pythonic, .granite, .nemotron, .phi4Mini, .cohere, .harmony,
         .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .kimiK3, .minimaxM3,
+        .k2Horizon,
     ]
 
     static let formats: [ToolCallFormat] = all.map(ToolCallFormat.init)
