@@ -10,6 +10,7 @@ enum BuiltInFormats {
         .pythonic, .granite, .nemotron, .phi4Mini, .cohere, .harmony,
         .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .kimiK3, .minimaxM3,
         .k2Horizon,
+        .gigachat3,
         .hyV3,
     ]
 
