@@ -12,6 +12,7 @@ enum BuiltInFormats {
         .k2Horizon,
         .gigachat3,
         .hyV3,
+        .functionaryV32,
     ]
 
     static let formats: [ToolCallFormat] = all.map(ToolCallFormat.init)
