@@ -13,6 +13,7 @@ enum BuiltInFormats {
         .gigachat3,
         .hyV3,
         .functionaryV32,
+        .cohereXml,
     ]
 
     static let formats: [ToolCallFormat] = all.map(ToolCallFormat.init)
