@@ -1,7 +1,7 @@
 // ToolCallKit — the `hy_v3` format (Tencent Hy3):
 // `<tool_calls><tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>v</arg_value></tool_call></tool_calls>`.
 //
-// The key/value-tags family (``GLM4Grammar``, its doc comment has the rules) with Hy3's tags:
+// The key/value-tags family (``KeyValueTagsGrammar``, its doc comment has the rules; glm4's shape) with Hy3's tags:
 // a `<tool_calls>` section of `<tool_call>NAME<tool_sep>` blocks, each holding
 // `<arg_key>K</arg_key><arg_value>V</arg_value>` pairs; newlines between the tags are optional.
 // The released chat template suffixes every special token with `:opensource`
@@ -20,7 +20,7 @@ extension FormatDefinition {
     static let hyV3: FormatDefinition = FormatDefinition(
         name: "hy_v3",
         summary: "Tencent Hy3. Example: <tool_calls><tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>v</arg_value></tool_call></tool_calls>",
-        grammar: { _ in GLM4Grammar(tags: hyTags) },
+        grammar: { _ in KeyValueTagsGrammar(tags: hyTags) },
         reasoning: ReasoningSyntax.think.adding("<think:opensource>", "</think:opensource>"),
         inference: InferenceDeclaration(
             parserNames: ["hy_v3", "hy3", "hunyuan_v3"],

@@ -1,7 +1,7 @@
 // ToolCallKit — the `k2_horizon` format (IFM K2-Horizon):
 // `<ifm|tool_calls>\n<ifm|tool_call>f\n<ifm|arg_key>a</ifm|arg_key>\n<ifm|arg_value>v</ifm|arg_value>\n</ifm|tool_call>\n</ifm|tool_calls>`.
 //
-// The key/value-tags family (``GLM4Grammar``, its doc comment has the rules) with K2-Horizon's
+// The key/value-tags family (``KeyValueTagsGrammar``, its doc comment has the rules; glm4's shape) with K2-Horizon's
 // `<ifm|…>` tags. The chat template writes a call in one of three ways (its
 // `tool_call_format`), and the decoder, which knows no request, tells them apart by what the
 // call holds:
@@ -30,7 +30,7 @@ extension FormatDefinition {
     static let k2Horizon: FormatDefinition = FormatDefinition(
         name: "k2_horizon",
         summary: "K2-Horizon. Example: <ifm|tool_calls><ifm|tool_call>f<ifm|arg_key>a</ifm|arg_key><ifm|arg_value>v</ifm|arg_value></ifm|tool_call></ifm|tool_calls>",
-        grammar: { _ in GLM4Grammar(tags: k2Tags) },
+        grammar: { _ in KeyValueTagsGrammar(tags: k2Tags) },
         reasoning: ReasoningSyntax.think.adding("<ifm|think>", "</ifm|think>").adding("<ifm|think_fast>", "</ifm|think_fast>")
             .adding("<ifm|think_faster>", "</ifm|think_faster>").endedBy(["<ifm|tool_calls>"]),
         inference: InferenceDeclaration(
