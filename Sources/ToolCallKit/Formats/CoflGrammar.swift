@@ -22,9 +22,10 @@
 ///   element. The model's `id` passes through.
 /// - A string body streams as it arrives (a trailing `&` that may begin an entity waits for its
 ///   `;`). A top-level argument whose declared type admits no string is typed from its text
-///   instead; a JSON body is typed by the declared schema, else read as JSON when it is a JSON
-///   number, literal, object or array and kept as a string otherwise (the text-value rules). A
-///   value that does not fit its declared type makes the call `invalid_arguments`.
+///   instead. A JSON body that is a JSON string literal is that string (when a string may stand
+///   there); otherwise it is typed by the declared schema, else read as JSON when it is a JSON
+///   number, literal, object or array and kept as text otherwise (the text-value rules). A value
+///   that does not fit its declared type makes the call `invalid_arguments`.
 /// - What is not an element where one belongs makes the call `malformed` up to its close
 ///   (inside a section, the section goes on after it).
 /// - End of stream: a call cut off after a whole argument is accepted when no required
@@ -398,19 +399,28 @@ struct CoflGrammar: CallGrammar {
         }
         var value: JSONValue
         let schema = stack.count == 1 ? leafKey.flatMap { tool?.typingSchema(forArgument: $0) } : nil
-        if !SchemaTyping.types(of: schema).isEmpty {
-            switch SchemaTyping.type(String(decoding: text, as: UTF8.self), schema: schema) {
+        let types = SchemaTyping.types(of: schema)
+        let textString = String(decoding: text, as: UTF8.self)
+        if !string && TextArgumentEmitter.nesting(text) + stack.count > maxDepth {
+            tooDeep = true
+            value = .null
+        } else if !string, case .string(let s)? = CanonicalJSON.parse(text, maxDepth: maxDepth)?.value,
+            types.isEmpty || types.contains("string")
+        {
+            // A JSON body that is a string literal: the string.
+            value = .string(s)
+        } else if !types.isEmpty {
+            switch SchemaTyping.type(textString, schema: schema) {
             case .success(let v):
                 value = v
             case .failure(let m):
-                errors.append(SchemaTyping.detail(pointer: SchemaTyping.pointer(leafKey ?? ""), m, found: String(decoding: text, as: UTF8.self)))
-                value = .string(String(decoding: text, as: UTF8.self))
+                errors.append(SchemaTyping.detail(pointer: SchemaTyping.pointer(leafKey ?? ""), m, found: textString))
+                value = .string(textString)
             }
         } else if string {
-            value = .string(String(decoding: text, as: UTF8.self))
+            value = .string(textString)
         } else {
-            if TextArgumentEmitter.nesting(text) + stack.count > maxDepth { tooDeep = true }
-            value = tooDeep ? .null : SchemaTyping.untyped(text).value
+            value = SchemaTyping.untyped(text).value
         }
         emitKey(leafKey, actions: &actions)
         var out: [UInt8] = []

@@ -34,16 +34,16 @@ extension FormatDefinition {
                     "&lt;", "&amp;", "&quot;"],
         familyNames: (["command-a-plus", "cmd5", "command5", "cohere-cmd5"], "Cohere Command cmd5 writes"))
 
-    /// As the cmd5 template writes a turn: the text framed by `<|START_TEXT|>…<|END_TEXT|>`,
-    /// then `<cofl:tool_calls>`, per call `<cofl:tool_call id="ID" name="NAME">` with one
+    /// As the cmd5 template writes a turn: the text (the template frames an answer without calls
+    /// in `<|START_TEXT|>…<|END_TEXT|>`, markup the decoder drops, and writes no text with calls;
+    /// the text is written as it is, first, as in every format), then `<cofl:tool_calls>`, per call `<cofl:tool_call id="ID" name="NAME">` with one
     /// `<cofl:value>` per argument (`raw` strings, `json` numbers, booleans and null, `dict`
     /// and `list` nested) and `</cofl:tool_call>`, then `</cofl:tool_calls>`. Text and
     /// attributes are XML-escaped (`&`, `<`, `>`, and `"` in attributes), which the decoder
     /// reads back. The id is the call's own, or its index (the template numbers calls); an id
     /// given twice is refused (decoding would replace it).
     private static func renderCohereXML(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String) throws(RenderError) -> [UInt8] {
-        var out: [UInt8] = []
-        if !text.isEmpty { out += Array("<|START_TEXT|>".utf8) + Array(text.utf8) + Array("<|END_TEXT|>".utf8) }
+        var out = Array(text.utf8)
         guard !calls.isEmpty else { return out }
         var used: Set<String> = []
         out += Array("<cofl:tool_calls>".utf8)

@@ -8,8 +8,8 @@
 /// separator `>>>`, so the first message's header is the output's first line
 /// (``CallGrammar/opensAtStart``); every later message begins with `>>>`. Rules:
 ///
-/// - A recipient is a name of at most 128 bytes (letters, digits, `_`, `-`, `.`, `:`), ended by
-///   a newline. `all` makes the body content: its header is markup, and the text after it is
+/// - A recipient is a name of at most 128 bytes (letters, digits, `_`, `-`, `.`, `:`, non-ASCII
+///   characters), ended by a newline. `all` makes the body content: its header is markup, and the text after it is
 ///   text up to the next `>>>`.
 /// - Any other recipient is a call when its body is a JSON object (white space before it
 ///   allowed): `start` once `{` arrives, then the object's bytes as deltas; the call ends with
@@ -62,9 +62,17 @@ struct FunctionaryGrammar: CallGrammar {
         state = .recipient(start: bodyStart)
     }
 
-    private static func isNameByte(_ b: UInt8) -> Bool {
+    /// Letters, digits, `_`, `-`, `.`, `:`, and the bytes of non-ASCII characters.
+    static func isNameByte(_ b: UInt8) -> Bool {
         CallRenderer.isASCIIAlphanumeric(b) || b == UInt8(ascii: "_") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
-            || b == UInt8(ascii: ":")
+            || b == UInt8(ascii: ":") || b >= 0x80
+    }
+
+    /// Whether text at the start of the output could be read as a message header: its first
+    /// line is a recipient name (at most ``maxRecipientBytes`` name bytes, then a newline).
+    static func mayBeHeader(_ text: [UInt8]) -> Bool {
+        guard let nl = text.firstIndex(of: 0x0A) else { return false }
+        return nl > 0 && nl <= maxRecipientBytes && text[..<nl].allSatisfy(isNameByte)
     }
 
     /// The frame is no message: what it read is text.
@@ -152,7 +160,7 @@ struct FunctionaryGrammar: CallGrammar {
                 actions.append(.reject(.incomplete, detail: "the stream ended inside a message header", end: w.end))
             } else {
                 // A first line that is no complete header: the output's text.
-                actions.append(.text(end: w.end))
+                if w.end > frameStart { actions.append(.text(end: w.end)) }
             }
         case .args:
             actions.append(.reject(.incomplete, detail: "the stream ended inside the call", end: w.end))

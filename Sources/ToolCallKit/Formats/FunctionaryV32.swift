@@ -23,19 +23,24 @@ extension FormatDefinition {
         fuzzWords: ["all\n", "python\n", ">>>all\n"],
         familyNames: (["functionary", "functionary-v3.2", "functionary-medium", "meetkai"], "Functionary v3.2 writes"))
 
-    /// As the template writes an assistant turn after the generation prompt's `>>>`: `all\n` and
-    /// the text when there is text, then per call `>>>NAME\n` and the arguments as the
-    /// template's JSON (the first message's `>>>` is the prompt's). A name must be a recipient
-    /// (letters, digits, `_`, `-`, `.`, `:`; not `all`).
+    /// As the template writes an assistant turn after the generation prompt's `>>>`: the text,
+    /// then per call `>>>NAME\n` and the arguments as the template's JSON (the first message's
+    /// `>>>` is the prompt's). The template heads the text with `all\n`; it is written only when
+    /// the text's first line would read as a recipient (the decoder reads any other first line
+    /// as text), so that the text comes first, as in every format. A name must be a recipient
+    /// (letters, digits, `_`, `-`, `.`, `:`, non-ASCII characters; not `all`).
     private static func renderFunctionary(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String) throws(RenderError) -> [UInt8] {
         var out: [UInt8] = []
-        if !text.isEmpty { out += Array("all\n".utf8) + Array(text.utf8) }
+        if !text.isEmpty {
+            if FunctionaryGrammar.mayBeHeader(Array(text.utf8)) { out += Array("all\n".utf8) }
+            out += Array(text.utf8)
+        }
         for (i, call) in calls.enumerated() {
             let name = Array(call.name.utf8)
             guard name.count <= FunctionaryGrammar.maxRecipientBytes, call.name != "all",
-                name.allSatisfy({ CallRenderer.isASCIIAlphanumeric($0) || Array("_-.:".utf8).contains($0) })
+                name.allSatisfy(FunctionaryGrammar.isNameByte)
             else {
-                throw RenderError(index: i, name: call.name, reason: "a functionary recipient is a name of letters, digits, '_', '-', '.' or ':' (at most \(FunctionaryGrammar.maxRecipientBytes) bytes, not 'all')")
+                throw RenderError(index: i, name: call.name, reason: "a functionary recipient is a name of letters, digits, '_', '-', '.', ':' or non-ASCII characters (at most \(FunctionaryGrammar.maxRecipientBytes) bytes, not 'all')")
             }
             if !out.isEmpty { out += FunctionaryGrammar.separator }
             out += name
