@@ -348,7 +348,13 @@ struct KeyValueTagsGrammar: CallGrammar {
                         let tool = context.tools?[name]
                         switch Self.typed(arguments, tool: tool) {
                         case .success(let typed):
-                            jsonReader.reportUnstarted(call, name: name, arguments: typed, w: w, actions: &actions)
+                            if typed == arguments {
+                                jsonReader.reportUnstarted(call, name: name, arguments: typed, w: w, actions: &actions)
+                            } else {
+                                // Typing changed a value: the delta is the typed arguments' text.
+                                actions.append(.start(name: name, id: call.id))
+                                actions.append(.delta(EventText(utf8: typed.bytes)))
+                            }
                             actions.append(.accept(arguments: typed, end: end))
                         case .failure(let m):
                             actions.append(.start(name: name, id: call.id))
