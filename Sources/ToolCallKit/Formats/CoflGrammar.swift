@@ -80,6 +80,9 @@ struct CoflGrammar: CallGrammar {
          Marker("</cofl:tool_call>", kind: .stray), Marker("</cofl:tool_calls>", kind: .stray)]
         + framing.map { Marker($0, kind: .stray) }
     private static let skip = SkipRule.through([callClose, sectionClose])
+    /// The bytes of a streamed string body the decoder may forward itself: all but the close
+    /// tag's `<`, an entity's `&`, and what a delta escapes.
+    private static let bodyRun = PassThrough.textValue(tags: [Array("<".utf8), Array("&".utf8)])
 
     var markers: [Marker] { Self.markerList }
     var skipRule: SkipRule { Self.skip }
@@ -384,10 +387,24 @@ struct CoflGrammar: CallGrammar {
     private mutating func streamPiece(_ w: ByteWindow, upTo: Int, final: Bool, actions: inout [GrammarAction]) {
         let end = final ? upTo : Self.decodableEnd(w, from: streamed, to: upTo)
         guard end > streamed else { return }
-        let decoded = Self.decodeEntities(w.slice(streamed..<end))
+        let piece = w.slice(streamed..<end)
         streamed = end
         guard errors.isEmpty, !tooDeep else { return }
-        actions.append(.delta(.jsonStringFragment(decoded[...])))
+        if piece.contains(UInt8(ascii: "&")) {
+            actions.append(.delta(.jsonStringFragment(Self.decodeEntities(piece)[...])))
+        } else {
+            actions.append(.delta(.jsonStringFragment(piece)))
+        }
+    }
+
+    func passThrough(at end: Int) -> PassThrough? {
+        guard case .leaf(_, true, false, _) = state, pos == end, streamed == end, errors.isEmpty, !tooDeep else { return nil }
+        return Self.bodyRun
+    }
+
+    mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
+        pos += count
+        streamed = pos
     }
 
     private mutating func endLeaf(_ w: ByteWindow, _ r: Range<Int>, string: Bool, held: Bool, actions: inout [GrammarAction]) {

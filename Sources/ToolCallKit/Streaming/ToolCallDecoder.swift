@@ -211,10 +211,8 @@ public struct ToolCallDecoder: Sendable {
             grammar.begin(marker: 0, at: 0, bodyStart: 0, atStart: true, context: context)
             mode = .frame
         } else if plan.opensAtStart && !options.reasoningOpen {
-            // The output opens with a message header (Functionary): a frame from the first byte.
-            grammar = first ?? definition.makeGrammar(context)
-            grammarMade = true
-            grammar.begin(marker: 0, at: 0, bodyStart: 0, atStart: true, context: context)
+            // The output opens with a message header (Functionary): a frame from the first byte,
+            // whose grammar is made when the loop first reaches it (an idle decoder holds none).
             mode = .frame
         }
     }
