@@ -7,7 +7,8 @@ enum FormatsCommand {
     ///
     /// - plain: one line per format, `NAME<TAB>CASE NAME<TAB>implemented`;
     /// - `--json`: one JSON object per format (name, case name, summary, markers, reasoning
-    ///   markers, fuzz words), the form scripts read;
+    ///   markers, fuzz words, and whether `toolcall grammar` exports one: the format declares a
+    ///   call layout), the form scripts read;
     /// - `--fuzz-dictionary`: a libFuzzer dictionary of every format's markers and words.
     static func run(_ args: ArraySlice<String>) throws(ExitError) -> String {
         guard args.count <= 1 else { throw .usage("formats takes at most one option (--json or --fuzz-dictionary)") }
@@ -26,6 +27,7 @@ enum FormatsCommand {
                     (key: "markers", value: strings(d.markerTexts)),
                     (key: "reasoning_markers", value: strings(d.reasoningMarkerTexts)),
                     (key: "fuzz_words", value: strings(d.fuzzWords)),
+                    (key: "grammar", value: .bool(d.layout != nil)),
                 ]).jsonText + "\n"
             }.joined()
         case "--fuzz-dictionary":

@@ -16,7 +16,8 @@
 // `<|START_THINKING|>` when reasoning is on, so the output starts inside a block
 // (`--reasoning-open`). The template closes the block before the calls; a call inside an
 // unclosed block stays reasoning.
-
+//
+// No call layout (``CallLayout``) yet, so no grammar export: its pieces have no nested values.
 extension FormatDefinition {
     static let cohereXml: FormatDefinition = FormatDefinition(
         name: "cohere_xml",

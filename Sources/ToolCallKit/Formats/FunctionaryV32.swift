@@ -10,7 +10,9 @@
 //
 // Reasoning: `<think>…</think>` (Functionary v3.2 does not reason); a call inside an unclosed
 // block stays reasoning.
-
+//
+// No call layout (``CallLayout``) yet, so no grammar export: a first message without its
+// separator, and text whose first line must not read as a recipient, are more than its pieces say.
 extension FormatDefinition {
     static let functionaryV32: FormatDefinition = FormatDefinition(
         name: "functionary_v32",

@@ -19,6 +19,12 @@
 // stays reasoning.
 
 extension FormatDefinition {
+    /// Per call `<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": NAME, "arguments": {...}}`
+    /// (``renderGigaChat3``): each call a block of its own.
+    static let gigachat3Layout = CallLayout.perCall("<|message_sep|>\n\nfunction call<|role_sep|>", [
+        .markup("\n{\"name\": "), .name(.jsonString), .markup(", \"arguments\": "), .arguments(.json), .markup("}"),
+    ])
+
     static let gigachat3: FormatDefinition = FormatDefinition(
         name: "gigachat3",
         summary: #"GigaChat 3 / 3.1 function-call messages. Example: <|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "f", "arguments": {}}"#,
@@ -30,6 +36,7 @@ extension FormatDefinition {
                                   .literal(["<|role_sep|>"]), .literal(["function call", "<|function_call|>"])),
             ],
             tokens: [("<|role_sep|>", 56)]),
+        layout: gigachat3Layout,
         renderer: FormatRenderer(render: renderGigaChat3),
         fuzzWords: ["function call", "<|role_sep|>", "assistant<|role_sep|>\n"],
         familyNames: (["gigachat", "gigachat-3", "gigachat3.1", "gigachat-3.1"], "GigaChat 3 writes"))
@@ -39,10 +46,10 @@ extension FormatDefinition {
         close: nil, singleObject: true, markup: ["<|message_sep|>", "</s>"])
 
     /// As the template writes an assistant turn after the generation prompt: the text, then per
-    /// call `<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "f", "arguments": {...}}`, and
-    /// the `<|message_sep|>` that ends the last message. (The template writes only the first call
-    /// of a turn; further calls are further function-call messages, which decode the same way.)
-    /// No id: the format carries none.
+    /// call `<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "f", "arguments": {...}}`. (The
+    /// template writes only the first call of a turn, and ends its message with another
+    /// `<|message_sep|>`, the end of the turn for the model; further calls are further
+    /// function-call messages, which decode the same way.) No id: the format carries none.
     private static func renderGigaChat3(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String) throws(RenderError) -> [UInt8] {
         var out = Array(text.utf8)
         for call in calls {
@@ -52,7 +59,6 @@ extension FormatDefinition {
             CallRenderer.writeTemplateJSON(call.arguments, to: &out)
             out.append(UInt8(ascii: "}"))
         }
-        if !calls.isEmpty { out += Array("<|message_sep|>".utf8) }
         return out
     }
 }

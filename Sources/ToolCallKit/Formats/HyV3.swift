@@ -17,6 +17,21 @@
 // empty for `no_think`. A call inside an unclosed block stays reasoning.
 
 extension FormatDefinition {
+    /// `<tool_calls:opensource>\n`, per call `<tool_call:opensource>NAME<tool_sep:opensource>\n` +
+    /// `<arg_key:opensource>KEY</arg_key:opensource>\n<arg_value:opensource>VALUE</arg_value:opensource>\n`
+    /// per argument + `</tool_call:opensource>\n`, then `</tool_calls:opensource>` (``renderHyV3``).
+    static let hyLayout = CallLayout(
+        trigger: "<tool_calls:opensource>", open: [.markup("\n")],
+        call: [
+            .markup("<tool_call:opensource>"), .name(.bare), .markup("<tool_sep:opensource>\n"),
+            .arguments(.tagged(CallLayout.TaggedArguments(
+                open: [.markup("<arg_key:opensource>"), .key(.bare), .markup("</arg_key:opensource>\n<arg_value:opensource>")],
+                close: "</arg_value:opensource>\n",
+                valueExcludes: hyRenderTags.tags.map { String(decoding: $0, as: UTF8.self) }, stripsNewlines: false))),
+            .markup("</tool_call:opensource>\n"),
+        ],
+        close: [.markup("</tool_calls:opensource>")])
+
     static let hyV3: FormatDefinition = FormatDefinition(
         name: "hy_v3",
         summary: "Tencent Hy3. Example: <tool_calls><tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>v</arg_value></tool_call></tool_calls>",
@@ -30,6 +45,7 @@ extension FormatDefinition {
             ],
             tokens: [("<tool_sep:opensource>", 38), ("<tool_sep>", 38)],
             modelTypes: [ModelTypeRule(rank: 38, prefix: "hy_v3", format: "hy_v3")]),
+        layout: hyLayout,
         renderer: FormatRenderer(render: renderHyV3),
         fuzzWords: ["<tool_sep>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", ":opensource"],
         familyNames: (["hy3", "hunyuan3", "hunyuan-3", "hy-3"], "Hy3 writes"))

@@ -27,6 +27,21 @@
 // (a bare `<ifm|tool_call>` quoted while thinking) is reasoning.
 
 extension FormatDefinition {
+    /// `<ifm|tool_calls>\n`, per call `<ifm|tool_call>NAME\n` + `<ifm|arg_key>KEY</ifm|arg_key>\n<ifm|arg_value>VALUE</ifm|arg_value>\n`
+    /// per argument + `</ifm|tool_call>\n`, then `</ifm|tool_calls>` (``renderK2Horizon``, the
+    /// template's default `xml` call format). The newline after each call is the call's, so that
+    /// no separator begins like the block's close (a grammar's lexer would take the close).
+    static let k2Layout = CallLayout(
+        trigger: "<ifm|tool_calls>", open: [.markup("\n")],
+        call: [
+            .markup("<ifm|tool_call>"), .name(.bare), .markup("\n"),
+            .arguments(.tagged(CallLayout.TaggedArguments(
+                open: [.markup("<ifm|arg_key>"), .key(.bare), .markup("</ifm|arg_key>\n<ifm|arg_value>")], close: "</ifm|arg_value>\n",
+                valueExcludes: k2RenderTags.tags.map { String(decoding: $0, as: UTF8.self) }, stripsNewlines: false))),
+            .markup("</ifm|tool_call>\n"),
+        ],
+        close: [.markup("</ifm|tool_calls>")])
+
     static let k2Horizon: FormatDefinition = FormatDefinition(
         name: "k2_horizon",
         summary: "K2-Horizon. Example: <ifm|tool_calls><ifm|tool_call>f<ifm|arg_key>a</ifm|arg_key><ifm|arg_value>v</ifm|arg_value></ifm|tool_call></ifm|tool_calls>",
@@ -37,6 +52,7 @@ extension FormatDefinition {
             parserNames: ["k2_horizon", "k2horizon", "k2_v3", "k2v3"],
             templates: [TemplateSignature(rank: 36, "<ifm|tool_call> (K2-Horizon calls)", .literal(["<ifm|tool_call>"]))],
             tokens: [("<ifm|tool_call>", 36)]),
+        layout: k2Layout,
         renderer: FormatRenderer(render: renderK2Horizon),
         fuzzWords: ["<ifm|arg_key>", "</ifm|arg_key>", "<ifm|arg_type>", "</ifm|arg_type>", "<ifm|arg_value>",
                     "</ifm|arg_value>", "<ifm|think_fast>", "integer", "string"],
