@@ -13,19 +13,25 @@ struct PythonListSyntax: Sendable {
     /// Whether a repeat of the list right after the end marker, closed by a second end marker,
     /// is markup (LFM2 echoes its list).
     let echo: Bool
+    /// Whether a keyword argument's own string is written verbatim, a backslash being data
+    /// (LFM2.5's template writes `'` + the value + `'`); strings inside lists and dicts keep
+    /// Python's (and JSON's) escapes (``PythonCallReader/Strings``).
+    let verbatimStrings: Bool
     /// The markers and marker sets the grammar matches against, built once per syntax and
     /// shared by every decoder of it (not built per decoder).
     let tables: PythonListTables
 
-    init(start: String, end: String, bareList: Bool = false, echo: Bool = false) {
+    init(start: String, end: String, bareList: Bool = false, echo: Bool = false, verbatimStrings: Bool = false) {
         self.start = start
         self.end = end
         self.bareList = bareList
         self.echo = echo
+        self.verbatimStrings = verbatimStrings
         tables = PythonListTables(start: start, end: end, bareList: bareList)
     }
 
     static let lfm2 = PythonListSyntax(start: "<|tool_call_start|>", end: "<|tool_call_end|>", echo: true)
+    static let lfm25 = PythonListSyntax(start: "<|tool_call_start|>", end: "<|tool_call_end|>", echo: true, verbatimStrings: true)
     static let pythonic = PythonListSyntax(start: "<|python_start|>", end: "<|python_end|>", bareList: true)
 }
 
@@ -201,7 +207,7 @@ struct PythonListGrammar: CallGrammar {
                     pos += 1
                     state = .element(closable: true)
                 } else if PythonCallReader.isNameStart(b) {
-                    reader = PythonCallReader(at: pos, context: context)
+                    reader = PythonCallReader(at: pos, context: context, strings: syntax.verbatimStrings ? .verbatimArguments : .python)
                     state = .call
                 } else {
                     switch endMarker(w, at: pos) {
@@ -223,7 +229,7 @@ struct PythonListGrammar: CallGrammar {
                     listEnd = pos
                     state = .afterList(listEnd: pos)
                 } else if PythonCallReader.isNameStart(b) {
-                    reader = PythonCallReader(at: pos, context: context)
+                    reader = PythonCallReader(at: pos, context: context, strings: syntax.verbatimStrings ? .verbatimArguments : .python)
                     state = .call
                 } else {
                     state = .recover(PythonCallSkipper(depth: 0), detail: "expected a call")
