@@ -1,5 +1,5 @@
 // ToolCallKit — the `cohere_xml` format (Cohere Command "cmd5"):
-// `<cofl:tool_calls><cofl:tool_call id="0" name="f"><cofl:value name="a" type="raw">v</cofl:value></cofl:tool_call></cofl:tool_calls>`.
+// `<cofl:tool_calls><cofl:tool_call id="0" name="f"><cofl:tool_param name="a" string="true">v</cofl:tool_param></cofl:tool_call></cofl:tool_calls>`.
 //
 // Parsed by ``CoflGrammar`` (its doc comment has the rules), a grammar of its own: the cofl
 // elements carry attributes in any order, entity-escaped text, and values that nest (`dict`
@@ -17,17 +17,32 @@
 // (`--reasoning-open`). The template closes the block before the calls; a call inside an
 // unclosed block stays reasoning.
 //
-// No call layout (``CallLayout``) yet, so no grammar export: its pieces have no nested values.
+// Rendering and the call layout use the flat spelling (Cohere's own cmd5 filter reads it; a
+// nested value is JSON there): `<cofl:tool_param name="K" string="true">` and the escaped text
+// for a string, `string="false"` and the escaped JSON for anything else. Text in a grammar's
+// string value holds no `<` (the renderer writes `&lt;`).
 extension FormatDefinition {
+    static let coflLayout = CallLayout(
+        trigger: "<cofl:tool_calls>",
+        call: [
+            .markup("<cofl:tool_call id="), .quotedID, .markup(" name=\""), .name(.attribute), .markup("\">"),
+            .arguments(.tagged(CallLayout.TaggedArguments(
+                open: [.markup("<cofl:tool_param name=\""), .key(.attribute), .markup("\" string=\""), .stringFlag, .markup("\">")],
+                close: "</cofl:tool_param>", valueExcludes: ["<"], stripsNewlines: false))),
+            .markup("</cofl:tool_call>"),
+        ],
+        close: [.markup("</cofl:tool_calls>")])
+
     static let cohereXml: FormatDefinition = FormatDefinition(
         name: "cohere_xml",
-        summary: #"Cohere Command cmd5 cofl calls. Example: <cofl:tool_calls><cofl:tool_call id="0" name="f"><cofl:value name="a" type="raw">v</cofl:value></cofl:tool_call></cofl:tool_calls>"#,
+        summary: #"Cohere Command cmd5 cofl calls. Example: <cofl:tool_calls><cofl:tool_call id="0" name="f"><cofl:tool_param name="a" string="true">v</cofl:tool_param></cofl:tool_call></cofl:tool_calls>"#,
         grammar: { _ in CoflGrammar() },
         reasoning: ReasoningSyntax.think.adding("<|START_THINKING|>", "<|END_THINKING|>"),
         inference: InferenceDeclaration(
             parserNames: ["cohere_xml", "cohere_cmd5", "cmd5", "cohere_command5", "cohere_cofl"],
             templates: [TemplateSignature(rank: 45, "<cofl:tool_call (Cohere cmd5 calls)", .literal(["<cofl:tool_call"]))],
             tokens: [("<cofl:tool_calls>", 45)]),
+        layout: coflLayout,
         renderer: FormatRenderer(carriedID: { id, _, index in id ?? String(index) }, render: renderCohereXML),
         fuzzWords: ["<cofl:tool_call id=\"0\" name=\"", "<cofl:value name=\"", "\" type=\"raw\">", "\" type=\"json\">",
                     "\" type=\"dict\">", "\" type=\"list\">", "<cofl:value type=\"raw\">", "</cofl:value>",
@@ -37,12 +52,13 @@ extension FormatDefinition {
 
     /// As the cmd5 template writes a turn: the text (the template frames an answer without calls
     /// in `<|START_TEXT|>…<|END_TEXT|>`, markup the decoder drops, and writes no text with calls;
-    /// the text is written as it is, first, as in every format), then `<cofl:tool_calls>`, per call `<cofl:tool_call id="ID" name="NAME">` with one
-    /// `<cofl:value>` per argument (`raw` strings, `json` numbers, booleans and null, `dict`
-    /// and `list` nested) and `</cofl:tool_call>`, then `</cofl:tool_calls>`. Text and
-    /// attributes are XML-escaped (`&`, `<`, `>`, and `"` in attributes), which the decoder
-    /// reads back. The id is the call's own, or its index (the template numbers calls); an id
-    /// given twice is refused (decoding would replace it).
+    /// the text is written as it is, first, as in every format), then `<cofl:tool_calls>`, per
+    /// call `<cofl:tool_call id="ID" name="NAME">` with one `<cofl:tool_param name="K"
+    /// string="true|false">` per argument (a string's text, or any other value's JSON) and
+    /// `</cofl:tool_call>`, then `</cofl:tool_calls>`. Bodies and attributes are XML-escaped
+    /// (`&`, `<`, `>`, and `"` in attributes), which the decoder reads back. The id is the call's
+    /// own, or its index (the template numbers calls); an id given twice is refused (decoding
+    /// would replace it).
     private static func renderCohereXML(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String) throws(RenderError) -> [UInt8] {
         var out = Array(text.utf8)
         guard !calls.isEmpty else { return out }
@@ -55,30 +71,21 @@ extension FormatDefinition {
             }
             out += Array("<cofl:tool_call id=\"".utf8) + xmlEscaped(id, attribute: true)
             out += Array("\" name=\"".utf8) + xmlEscaped(call.name, attribute: true) + Array("\">".utf8)
-            for m in call.arguments.objectValue ?? [] { writeCofl(m.value, name: m.key, to: &out) }
+            for m in call.arguments.objectValue ?? [] {
+                out += Array("<cofl:tool_param name=\"".utf8) + xmlEscaped(m.key, attribute: true)
+                if case .string(let s) = m.value {
+                    out += Array("\" string=\"true\">".utf8) + xmlEscaped(s, attribute: false)
+                } else {
+                    var json: [UInt8] = []
+                    CallRenderer.writeTemplateJSON(m.value, to: &json)
+                    out += Array("\" string=\"false\">".utf8) + xmlEscaped(String(decoding: json, as: UTF8.self), attribute: false)
+                }
+                out += Array("</cofl:tool_param>".utf8)
+            }
             out += Array("</cofl:tool_call>".utf8)
         }
         out += Array("</cofl:tool_calls>".utf8)
         return out
-    }
-
-    private static func writeCofl(_ value: JSONValue, name: String?, to out: inout [UInt8]) {
-        out += Array("<cofl:value".utf8)
-        if let name { out += Array(" name=\"".utf8) + xmlEscaped(name, attribute: true) + [UInt8(ascii: "\"")] }
-        switch value {
-        case .string(let s):
-            out += Array(" type=\"raw\">".utf8) + xmlEscaped(s, attribute: false)
-        case .object(let members):
-            out += Array(" type=\"dict\">".utf8)
-            for m in members { writeCofl(m.value, name: m.key, to: &out) }
-        case .array(let elements):
-            out += Array(" type=\"list\">".utf8)
-            for e in elements { writeCofl(e, name: nil, to: &out) }
-        default:
-            out += Array(" type=\"json\">".utf8)
-            value.write(to: &out)
-        }
-        out += Array("</cofl:value>".utf8)
     }
 
     /// `&` → `&amp;`, `<` → `&lt;`, `>` → `&gt;`, and in attributes `"` → `&quot;`.
@@ -98,6 +105,6 @@ extension FormatDefinition {
 }
 
 extension ToolCallFormat {
-    /// Cohere Command cmd5 cofl calls. Example: `<cofl:tool_calls><cofl:tool_call id="0" name="f"><cofl:value name="a" type="raw">v</cofl:value></cofl:tool_call></cofl:tool_calls>`
+    /// Cohere Command cmd5 cofl calls. Example: `<cofl:tool_calls><cofl:tool_call id="0" name="f"><cofl:tool_param name="a" string="true">v</cofl:tool_param></cofl:tool_call></cofl:tool_calls>`
     public static let cohereXml: ToolCallFormat = ToolCallFormat(.cohereXml)
 }

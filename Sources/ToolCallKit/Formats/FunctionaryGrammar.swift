@@ -18,6 +18,8 @@
 /// - What is not such a header is text: a `>>>` with no name after it (a Python prompt quoted in
 ///   content), a first line of prose, a name whose body is neither JSON nor (for `python`)
 ///   code. Deciding needs at most the recipient's bound and 256 bytes of white space after it.
+///   In a run of more than three `>`, the last three are the separator (`>>>>f\n{}` is the
+///   text `>` and a call of `f`).
 /// - A body that is not valid JSON is `malformed` up to the next `>>>` (the format has no end
 ///   marker); one cut off by the end of the stream is `incomplete`, and so is a `>>>` header
 ///   cut off there. A first line the stream cut off is text.
@@ -68,17 +70,29 @@ struct FunctionaryGrammar: CallGrammar {
             || b == UInt8(ascii: ":") || b >= 0x80
     }
 
-    /// Whether text at the start of the output could be read as a message header: its first
-    /// line is a recipient name (at most ``maxRecipientBytes`` name bytes, then a newline).
-    static func mayBeHeader(_ text: [UInt8]) -> Bool {
-        guard let nl = text.firstIndex(of: 0x0A) else { return false }
-        return nl > 0 && nl <= maxRecipientBytes && text[..<nl].allSatisfy(isNameByte)
+    /// Whether text at the start of the output needs the `all\n` header to be read as text:
+    /// unless its first line holds, after a run of name bytes, a byte that can stand in no
+    /// header (``isPlainByte``), it could read as a recipient, now or once more text follows.
+    /// The renderer and the grammar export (``CallLayout/StartText``) use the same rule.
+    static func textNeedsHeader(_ text: [UInt8]) -> Bool {
+        var i = 0
+        while i < text.count && isNameByte(text[i]) { i += 1 }
+        return i == text.count || !isPlainByte(text[i])
+    }
+
+    /// An ASCII byte that is neither a name byte nor `>` nor a line break: a first line that
+    /// holds one, after name bytes only, is no recipient line and no `>>>`.
+    static func isPlainByte(_ b: UInt8) -> Bool {
+        b < 0x80 && b != 0x0A && b != UInt8(ascii: ">") && !isNameByte(b)
     }
 
     /// The frame is no message: what it read is text.
-    private func notAHeader(_ actions: inout [GrammarAction]) -> GrammarStep {
-        // After a `>>>`, only the marker is given back: scanning goes on after it.
-        let end = marked ? frameStart + Self.separator.count : frameStart
+    private func notAHeader(_ w: ByteWindow, _ actions: inout [GrammarAction]) -> GrammarStep {
+        // After a `>>>`, only the marker is given back: scanning goes on after it. In a run of
+        // more than three `>`, the recipient follows the last three: a `>` after the marker
+        // gives back one byte, so that scanning finds the separator that ends the run.
+        var end = frameStart
+        if marked { end += pos == frameStart + Self.separator.count && pos < w.end && w[pos] == UInt8(ascii: ">") ? 1 : Self.separator.count }
         if end > frameStart { actions.append(.text(end: end)) }
         return .finished(at: end)
     }
@@ -89,7 +103,7 @@ struct FunctionaryGrammar: CallGrammar {
             case .recipient(let start):
                 while pos < w.end && Self.isNameByte(w[pos]) && pos - start < Self.maxRecipientBytes { pos += 1 }
                 guard pos < w.end else { return .needMore }
-                guard w[pos] == 0x0A, pos > start else { return notAHeader(&actions) }
+                guard w[pos] == 0x0A, pos > start else { return notAHeader(w, &actions) }
                 let name = String(decoding: w.slice(start..<pos), as: UTF8.self)
                 pos += 1
                 if name == "all" {
@@ -111,7 +125,7 @@ struct FunctionaryGrammar: CallGrammar {
                     emitter.beginValue(key: "code", schema: Self.codeSchema, actions: &actions)
                     state = .code
                 } else {
-                    return notAHeader(&actions)
+                    return notAHeader(w, &actions)
                 }
             case .args:
                 let event = argsReader.advance(w, from: &pos, to: w.end)

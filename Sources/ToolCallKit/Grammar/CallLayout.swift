@@ -136,10 +136,26 @@ public struct CallLayout: Sendable {
     /// Whether the model's template writes the content after the calls (Gemma 4), so that text
     /// may follow the last block even when one call is allowed.
     let textAfter: Bool
+    /// How text at the very start of the output is written, where the format reads the first
+    /// line its own way (nil: like any text).
+    let startText: StartText?
+
+    /// Text at the very start of the output of a format that reads the first line as a header
+    /// (Functionary: the prompt wrote the first `>>>`, so a first line of name characters names
+    /// a recipient). Such text begins with `header` (the template's `all\n`), or its first line
+    /// holds, after name characters only (`name`), one of `plain`, which no header holds. This,
+    /// and a bare block (``bareAtStart``), hold only at the very start: after a reasoning block
+    /// the text is like any text.
+    struct StartText: Sendable {
+        var header: String
+        var name: CharacterClass
+        var plain: CharacterClass
+    }
 
     init(
         trigger: String, open: [Piece] = [], call: [Piece], separator: String = "", close: [Piece] = [],
-        oneCallPerBlock: Bool = false, endsMessage: Bool = false, bareAtStart: Bool = false, textAfter: Bool = false
+        oneCallPerBlock: Bool = false, endsMessage: Bool = false, bareAtStart: Bool = false, textAfter: Bool = false,
+        startText: StartText? = nil
     ) {
         self.trigger = trigger
         self.open = open
@@ -150,6 +166,7 @@ public struct CallLayout: Sendable {
         self.endsMessage = endsMessage
         self.bareAtStart = bareAtStart
         self.textAfter = textAfter
+        self.startText = startText
     }
 
     /// A format whose calls are each a block: `trigger` + the call's pieces.

@@ -20,9 +20,8 @@ POLICIES = [("auto", True), ("auto", False), ("required", True), ("required", Fa
 
 
 def formats():
-    """The formats that export a grammar (those whose declaration has a call layout)."""
-    out = subprocess.run([TOOLCALL, "formats", "--json"], capture_output=True, text=True, check=True).stdout
-    return [d["name"] for d in map(json.loads, out.splitlines()) if d.get("grammar", True)]
+    out = subprocess.run([TOOLCALL, "formats"], capture_output=True, text=True, check=True).stdout
+    return [line.split("\t")[0] for line in out.splitlines() if line.strip()]
 
 
 def markers():
