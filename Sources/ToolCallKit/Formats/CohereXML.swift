@@ -28,7 +28,7 @@ extension FormatDefinition {
             .markup("<cofl:tool_call id="), .quotedID, .markup(" name=\""), .name(.attribute), .markup("\">"),
             .arguments(.tagged(CallLayout.TaggedArguments(
                 open: [.markup("<cofl:tool_param name=\""), .key(.attribute), .markup("\" string=\""), .stringFlag, .markup("\">")],
-                close: "</cofl:tool_param>", valueExcludes: ["<"], stripsNewlines: false))),
+                close: [.markup("</cofl:tool_param>")], valueExcludes: ["<"], stripsNewlines: false, escapesXML: true))),
             .markup("</cofl:tool_call>"),
         ],
         close: [.markup("</cofl:tool_calls>")])

@@ -75,6 +75,9 @@ public struct CallLayout: Sendable {
         var stripsNewlines: Bool
         /// How a value that is not a string is spelt.
         var values: TaggedValues = .json
+        /// The value's text is XML character data (cohere_xml): the writer escapes `&`, `<` and
+        /// `>` as entities, as the renderer does, and the parser decodes them.
+        var escapesXML = false
     }
 
     /// How a tagged format writes a value that is not a string (a string is its raw text).
@@ -274,7 +277,19 @@ public struct CallLayout: Sendable {
                     }
                 }
                 var value: [UInt8]
-                if case .string(let s) = m.value {
+                if t.escapesXML {
+                    var text: [UInt8] = []
+                    if case .string(let s) = m.value { text = Array(s.utf8) } else { CallRenderer.writeTemplateJSON(m.value, to: &text) }
+                    value = []
+                    for b in text {
+                        switch b {
+                        case UInt8(ascii: "&"): value += Array("&amp;".utf8)
+                        case UInt8(ascii: "<"): value += Array("&lt;".utf8)
+                        case UInt8(ascii: ">"): value += Array("&gt;".utf8)
+                        default: value.append(b)
+                        }
+                    }
+                } else if case .string(let s) = m.value {
                     value = Array(s.utf8)
                 } else if t.values.writesPython(m.value) {
                     value = []
