@@ -9,7 +9,7 @@ BIN := .build/release/toolcall
 SCORERS ?=
 
 .PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz fuzz-large fuzz-build fuzz-dict clean \
-	lib python test-embed test-python test-adapters adapters-deps bench-embedding \
+	lib python test-embed test-python test-adapters test-adapters-latest adapters-deps adapters-lib bench-embedding \
 	grammar-deps test-grammar grammar-fuzz grammar-bench grammar-compare
 
 all: build
@@ -32,10 +32,13 @@ demo: release
 	@$(BIN) decode --format json --id-seed 42 < Fixtures/demo/stream.txt
 
 # The whole test suite (Swift Testing), including the CLI tests on the built binary; then the
-# C library, the C example and the Python package (test-embed).
+# C library, the C example and the Python package (test-embed). Quiet by default: failures and
+# the summary; `make test VERBOSE=1` prints the build, every test and the tests' notes.
+VERBOSE ?=
+TEST_QUIET := $(if $(VERBOSE),,-q)
 test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) build --build-tests $(TEST_QUIET)
+	TOOLCALL_TEST_VERBOSE=$(VERBOSE) $(SWIFT) test --skip-build $(TEST_QUIET)
 	@$(MAKE) --no-print-directory test-embed
 
 # --- Embedding: the C library, the Python package, the vLLM and SGLang adapters ------------
@@ -82,17 +85,24 @@ python: lib $(VPY)
 	@rm -rf python/src/toolcallkit/lib python/build
 
 # Part of `make test`: the library linked from the debug build (same recipe as `make lib`),
-# the C example run against the CLI, then the Python tests; adapter tests only when vLLM or
-# SGLang is already installed in the venv (`make test-adapters` installs them).
+# the C example run against the CLI (and its comment's build line run as written), then the
+# Python tests; the adapter tests skip there (`make test-adapters` runs them, in environments
+# of their own).
 test-embed: $(VPY)
 	$(call link_lib,.build/debug,$(EMBED)/lib/libtoolcallkit.so)
 	$(CC) -std=c11 -Wall -Wextra -Werror -I Sources/ToolCallKitC/include Examples/c/stream_events.c \
 	  -L $(EMBED)/lib -ltoolcallkit -Wl,-rpath,'$$ORIGIN/lib' -o $(EMBED)/stream_events
 	@sh Examples/c/check.sh $(EMBED)/stream_events .build/debug/toolcall
+	@sh Examples/c/check-build-line.sh $(EMBED)/lib/libtoolcallkit.so
 	@$(MAKE) --no-print-directory test-python
 
+# The official API clients that read --output responses and --output anthropic back
+# (python/tests/test_stream_apis.py), at the versions the tests were written against.
+STREAM_CLIENTS := openai==3.51.0 anthropic==2.10.0
 test-python: $(VPY) grammar-deps
 	@$(VPY) -c "import pytest, jinja2" 2>/dev/null || $(VPY) -m pip install -q pytest "jinja2>=3.1.6"
+	@$(VPY) -c "import sys, importlib.metadata as m; sys.exit(any(m.version(n) != v for n, v in (p.split('==') for p in sys.argv[1:])))" \
+	  $(STREAM_CLIENTS) 2>/dev/null || $(VPY) -m pip install -q $(STREAM_CLIENTS)
 	TOOLCALLKIT_LIBRARY=$(CURDIR)/$(EMBED)/lib/libtoolcallkit.so TOOLCALL_BIN=$(CURDIR)/.build/debug/toolcall \
 	  TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) GRAMMAR_WALKS=$(GRAMMAR_WALKS) GRAMMAR_TOKENIZERS=gpt2,llama \
 	  PYTHONPATH=python/src $(VPY) -m pytest -q -rs python/tests
@@ -143,20 +153,52 @@ grammar-compare: grammar-deps
 	TOOLCALL_BIN=$(CURDIR)/.build/debug/toolcall TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) \
 	  $(VPY) python/tests/grammar/grammar_compare.py
 
-# vLLM and SGLang without their dependencies (torch, CUDA ...), plus the pure-Python packages
-# their tool-parser modules import on the way; torch and triton are stubbed by the tests
-# (python/tests/torch_stub.py). xgrammar too goes in without its dependencies (it would pull
-# torch and CUDA). About 1.5 GB, mostly the vLLM wheel: so `make test` only uses them when
-# they are already there.
-ADAPTER_DEPS := openai pydantic regex numpy cbor2 psutil pyzmq urllib3 transformers aiohttp \
-  requests openai-harmony fastapi pillow pybase64 cachetools prometheus_client msgspec \
-  cloudpickle uvloop py-cpuinfo partial-json-parser orjson ipython apache-tvm-ffi
-adapters-deps: $(VPY)
-	$(VPY) -m pip install -q --no-deps vllm sglang xgrammar
-	$(VPY) -m pip install -q $(ADAPTER_DEPS) pytest
+# vLLM and SGLang, each in a virtual environment of its own (their pinned dependencies
+# disagree: openai, transformers, xgrammar), without their GPU dependencies: torch and triton
+# are stubbed by the tests (python/tests/torch_stub.py). python/adapters/SERVER.txt pins every
+# package (a full freeze, installed with --no-deps: the same set on every machine); about
+# 1.2 GB for vLLM, 0.5 GB for SGLang. A changed pin file rebuilds its environment. `make test`
+# leaves them alone (its adapter tests skip without them).
+VENV_VLLM := .build/venv-vllm
+VENV_SGLANG := .build/venv-sglang
+ADAPTER_ENV = TOOLCALLKIT_LIBRARY=$(CURDIR)/$(EMBED)/lib/libtoolcallkit.so PYTHONPATH=python/src
+VLLM_TESTS := python/tests/test_vllm_adapter.py python/tests/test_vllm_reasoning.py python/tests/test_vllm_grammar.py python/tests/test_walkthrough.py
+SGLANG_TESTS := python/tests/test_sglang_adapter.py python/tests/test_sglang_reasoning.py python/tests/test_sglang_grammar.py python/tests/test_walkthrough.py
 
-test-adapters: adapters-deps
-	@$(MAKE) --no-print-directory test-embed
+$(VENV_VLLM)/pinned: python/adapters/vllm.txt | $(VPY)
+	@rm -rf $(VENV_VLLM) && $(PYTHON) -m venv $(VENV_VLLM)
+	$(PYTHON) python/adapters/install.py $(VENV_VLLM)/bin/python vllm pinned
+	@touch $@
+
+$(VENV_SGLANG)/pinned: python/adapters/sglang.txt | $(VPY)
+	@rm -rf $(VENV_SGLANG) && $(PYTHON) -m venv $(VENV_SGLANG)
+	$(PYTHON) python/adapters/install.py $(VENV_SGLANG)/bin/python sglang pinned
+	@touch $@
+
+adapters-deps: $(VENV_VLLM)/pinned $(VENV_SGLANG)/pinned
+
+# The library the adapter tests load (the debug build's objects, as test-embed links them).
+adapters-lib: deps
+	$(SWIFT) build --product toolcallkit
+	$(call link_lib,.build/debug,$(EMBED)/lib/libtoolcallkit.so)
+
+# The adapter tests on the pinned vLLM and SGLang (docs/embedding.md names the versions).
+test-adapters: adapters-lib adapters-deps
+	$(ADAPTER_ENV) $(VENV_VLLM)/bin/python -m pytest -q -rs -p no:cacheprovider $(VLLM_TESTS)
+	$(ADAPTER_ENV) $(VENV_SGLANG)/bin/python -m pytest -q -rs -p no:cacheprovider $(SGLANG_TESTS)
+
+# The same tests on the newest vLLM and SGLang releases (fresh environments each run, with the
+# dependency versions each release asks for), so that a release that breaks the adapters is
+# seen before a user sees it. Not part of CI: its result depends on the day.
+test-adapters-latest: adapters-lib | $(VPY)
+	@rm -rf $(VENV_VLLM)-latest $(VENV_SGLANG)-latest
+	$(PYTHON) -m venv $(VENV_VLLM)-latest && $(PYTHON) -m venv $(VENV_SGLANG)-latest
+	$(PYTHON) python/adapters/install.py $(VENV_VLLM)-latest/bin/python vllm latest
+	$(PYTHON) python/adapters/install.py $(VENV_SGLANG)-latest/bin/python sglang latest
+	@echo "newest releases: vllm $$($(VENV_VLLM)-latest/bin/python -m pip show vllm | sed -n 's/^Version: //p')," \
+	  "sglang $$($(VENV_SGLANG)-latest/bin/python -m pip show sglang | sed -n 's/^Version: //p')"
+	$(ADAPTER_ENV) $(VENV_VLLM)-latest/bin/python -m pytest -q -rs -p no:cacheprovider $(VLLM_TESTS)
+	$(ADAPTER_ENV) $(VENV_SGLANG)-latest/bin/python -m pytest -q -rs -p no:cacheprovider $(SGLANG_TESTS)
 
 # Throughput and per-call cost of the embedding (Benchmarks/embedding/README.md): the C
 # per-call cost (wall time, and instructions under callgrind), the idle decoder (resident
@@ -170,7 +212,8 @@ bench-embedding: lib adapters-deps
 	$(EMBED)/c_overhead idle 10000
 	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq valgrind; }
 	sh Benchmarks/embedding/counts.sh $(EMBED)/c_overhead $(EMBED)/agentic.txt
-	TOOLCALLKIT_LIBRARY=$(CURDIR)/dist/lib/libtoolcallkit.so $(VPY) Benchmarks/embedding/python_streams.py
+	TOOLCALLKIT_LIBRARY=$(CURDIR)/dist/lib/libtoolcallkit.so $(VENV_VLLM)/bin/python Benchmarks/embedding/python_streams.py
+	TOOLCALLKIT_LIBRARY=$(CURDIR)/dist/lib/libtoolcallkit.so $(VENV_SGLANG)/bin/python Benchmarks/embedding/python_streams.py
 
 # The conformance scorer on the release binary (needs SCORERS=DIR, see above).
 conformance: release
@@ -196,7 +239,8 @@ bench-check: release
 bench-record: release
 	python3 Benchmarks/bench_check.py --record
 
-# libFuzzer: every format, the decoder's invariants checked in the fuzz body. The fuzz target has
+# libFuzzer: every format and response templates (the shipped ones and generated ones), the
+# decoder's invariants checked in the fuzz body. The fuzz target has
 # no `main` (libFuzzer supplies it), so it is built alone, with `--product`.
 # Built in its own scratch folder so the sanitized build does not displace the release build.
 # `--sanitize fuzzer --sanitize address` gave a build without coverage instrumentation here
@@ -224,6 +268,7 @@ fuzz-dict: release
 
 fuzz: fuzz-build fuzz-dict
 	@rm -rf fuzz-corpus/seeds && sh Fuzz/make-corpus.sh Fixtures/formats fuzz-corpus/seeds .build/release/toolcall
+	@python3 Fuzz/template-seeds.py fuzz-corpus/seeds
 	@mkdir -p fuzz-corpus/found fuzz-corpus/artifacts
 	SWIFT_BACKTRACE=enable=no $(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -max_len=8192 -timeout=20 -dict=$(FUZZ_DICT) -print_final_stats=1 \

@@ -49,6 +49,14 @@ EXTRA = [(w, f, c) for f in ["json", "xml_function"]
     for w in ["small-values", "nested-arrays", "short-strings", "near-cap"]
     if not (w == "small-values" and f in ["json", "xml_function"])] + [
     ("near-miss", f, 64) for f in ["lfm2", "glm4", "gemma", "minimax_m2", "mistral", "llama3"]]
+# Response templates (the format is the workload's own; keys name it response_template): the
+# SmolLM3-style workload, and the shapes that were once quadratic or worse (a pending lookahead
+# before a long answer or none at all, white space before a tag, words before a tag, an
+# unfinished call header, a name run, a+b on a's, xml-inline over white space), in 4-byte chunks.
+TEMPLATE = [("template", "response_template", 4), ("template", "response_template", 65536)] + [
+    (w, "response_template", 4) for w in ["template-r1-answer", "template-r1-unclosed", "template-newlines",
+                                          "template-words", "template-open-header", "template-name-run",
+                                          "template-a-plus-b", "template-xml-spaces"]]
 # Workloads whose peak heap (dhat's t-gmax) per input byte is measured and checked.
 PEAK = {"small-values", "nested-arrays", "short-strings", "near-cap"}
 
@@ -60,13 +68,18 @@ def run(cmd):
     return p
 
 
+def fmt(f):
+    """The --format argument: a template workload brings its own format (json is ignored)."""
+    return "json" if f == "response_template" else f
+
+
 def bench_json(bench, w, f, c, repeat):
-    p = run([bench, "--workload", w, "--format", f, "--chunk", str(c), "--size", str(SIZE), "--repeat", str(repeat), "--json"])
+    p = run([bench, "--workload", w, "--format", fmt(f), "--chunk", str(c), "--size", str(SIZE), "--repeat", str(repeat), "--json"])
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def ir(bench, w, f, c, repeat):
-    p = run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", bench, "--workload", w, "--format", f,
+    p = run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", bench, "--workload", w, "--format", fmt(f),
              "--chunk", str(c), "--size", str(SIZE), "--repeat", str(repeat), "--json"])
     return int(re.search(r"refs:\s+([\d,]+)", p.stderr).group(1).replace(",", ""))
 
@@ -85,7 +98,7 @@ def measure_one(bench, w, f, c):
     info = bench_json(bench, w, f, c, 1)
     n, events = info["bytes"], info["events"]
     i1, i3 = ir(bench, w, f, c, 1), ir(bench, w, f, c, 3)
-    base = [bench, "--workload", w, "--format", f, "--chunk", str(c), "--size", str(SIZE), "--json"]
+    base = [bench, "--workload", w, "--format", fmt(f), "--chunk", str(c), "--size", str(SIZE), "--json"]
     _, b1 = dhat(base + ["--repeat", "1"])
     _, b3 = dhat(base + ["--repeat", "3"])
     entry = {
@@ -102,7 +115,7 @@ def measure_one(bench, w, f, c):
 def measure(bench, only, jobs=1):
     """Every entry's counts. The counts are deterministic (instructions and allocations, not
     time), so entries may be measured `jobs` at a time; they are printed in a fixed order."""
-    keys = [(w, f, c) for f in formats(bench) for (w, c) in CASES] + EXTRA
+    keys = [(w, f, c) for f in formats(bench) for (w, c) in CASES] + EXTRA + TEMPLATE
     keys = [k for k in keys if not only or only in f"{k[0]}/{k[1]}/{k[2]}"]
     out = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

@@ -18,7 +18,14 @@ struct ToolCallBench {
         arrays and of short strings), near-cap (one call of small integers just under the call
         cap, which is set to --size), validation (calls checked against hostile
         schemas: anyOf over a shared $ref, a long enum, a catastrophic pattern), template
-        (reasoning, prose and calls through a response template; --format does not apply).
+        (reasoning, prose and calls through a response template; --format does not apply),
+        and response-template shapes once quadratic or worse (--format does not apply):
+        template-r1-answer (TRL's DeepSeek-R1 template, a long answer after </think>),
+        template-r1-unclosed (the same, no </think>), template-newlines (serve's Qwen3 on
+        newlines), template-words (Inkling's on words), template-open-header (gpt-oss after an
+        unfinished call header), template-name-run (TRL's gpt-oss after `to=functions.`),
+        template-a-plus-b (an open pattern a+b on a's), template-xml-spaces (TRL's Nemotron 3,
+        xml-inline parameters of white space).
         Each (workload, format, chunk) input is generated once (fixed seed), decoded --repeat
         times from a fresh decoder, and checked; a wrong result exits 1. --verify also runs the
         tests' chunking verifier on each input first, untimed (whole, split in two, and in
@@ -110,7 +117,7 @@ struct ToolCallBench {
                 + lpad("ns/chunk", 11) + lpad("calls", 7) + lpad("events", 9))
         }
         for w in s.workloads {
-            for f in w == "template" ? [Workloads.templateFormat] : s.formats {
+            for f in Workloads.fixedFormat(w).map({ [$0] }) ?? s.formats {
                 let workload = Workloads.make(w, format: f, size: s.size)
                 for chunk in s.chunks {
                     if s.verify { verifyChunking(workload, chunk: chunk) }

@@ -35,7 +35,7 @@ struct Workload {
 }
 
 enum Workloads {
-    static let names = ["prose", "agentic", "long-argument", "escaped-argument", "many-parameters", "near-miss", "small-values", "validation", "template"] + memoryNames
+    static let names = ["prose", "agentic", "long-argument", "escaped-argument", "many-parameters", "near-miss", "small-values", "validation"] + templateShapes + memoryNames
 
     /// The validation workload's tool: the schema shapes that once cost a product or an
     /// exponential of the call and the schema (an anyOf over a shared $ref 16 deep, a 250-value
@@ -148,7 +148,7 @@ enum Workloads {
         if let w = makeMemory(name, format: format, size: size) { return w }
         var rng = SeededGenerator(state: 0x5EED_0000 &+ UInt64(size))
         switch name {
-        case "template": return template(size: size, rng: &rng)
+        case _ where name.hasPrefix("template"): return templateShape(name, size: size, rng: &rng)!
         case "prose":
             let p = prose(bytes: size, rng: &rng)
             return Workload(name: name, format: format, input: p, expectedText: p, expectedCalls: [])

@@ -76,3 +76,11 @@ let templated = try decodeWithTemplate(
     config: Array(smolTemplate.utf8), promptTail: "<|im_start|>assistant\n<think>\n",
     output: chunks("Check.</think><tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>Done.<|im_end|>", 5))
 for event in templated { if case .toolCallStart = event { continue }; show(event) }  // ids are random here
+
+print("-- serverSentEvents")
+let answer = #"<think>Paris.</think>Checking.<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>"#
+for anthropic in [false, true] {
+    var rejections: [UInt8] = []
+    print(serverSentEvents(chunks(answer, 24), format: .json, anthropic: anthropic, rejections: &rejections), terminator: "")
+    print("rejections:", rejections.count)
+}

@@ -8,7 +8,11 @@
  * (default 5), so markers and UTF-8 sequences are cut at arbitrary places, as a network stream
  * cuts them. The output is byte for byte what `toolcall decode` writes for the same options.
  *
- * Build: cc -I dist/include stream_events.c -L dist/lib -ltoolcallkit -Wl,-rpath,'$ORIGIN/../lib'
+ * Build and run from the repository's root, after `make lib` (which writes dist/lib and
+ * dist/include); the binary finds the library beside it, in dist/lib:
+ *
+ *     cc -I dist/include Examples/c/stream_events.c -L dist/lib -ltoolcallkit -Wl,-rpath,'$ORIGIN/lib' -o dist/stream_events
+ *     dist/stream_events '{"format":"json","id_seed":42}' Fixtures/demo/stream.txt
  */
 #include <stdio.h>
 #include <stdlib.h>

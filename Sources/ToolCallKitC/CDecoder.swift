@@ -24,12 +24,16 @@ final class CDecoder {
 /// error code with a message. It is not locked; the header tells callers to use one decoder
 /// from one thread at a time.
 @safe struct DecoderSession: ~Copyable {
-    /// The decoder: one of the two is set, by whether the configuration names a tokenizer
+    /// The decoder: one of the two is set, by whether the decoder takes token ids
     /// (`takesTokens`); changed in place through `?.`, so no call copies a decoder. The token
     /// decoder is boxed, so that a byte decoder does not carry its (unused) space inline.
     private var bytesDecoder: ToolCallDecoder?
     private var tokensBox: TokenDecoderBox?
-    private let takesTokens: Bool
+    private var takesTokens: Bool
+    /// A model folder's decoder configured without `input`, before its first feed: the
+    /// folder's tokenizer.json, loaded if that feed is token ids (nil once decided).
+    private var undecidedTokenizer: String?
+    private let skipSpecial: Bool
     private var writer: EventLineWriter
     private let countsLines: Bool
     private var finished = false
@@ -87,24 +91,41 @@ final class CDecoder {
         options.toolChoice = config.toolChoice
         options.parallelToolCalls = config.parallelToolCalls
         let decoder = ToolCallDecoder(format: format, tools: tools, options: options)
-        if let path = config.tokenizerPath {
-            let tokenizer: Tokenizer
+        // Load what can fail before any stored property is set (a throw must leave none set).
+        var loaded: Tokenizer?
+        if case .tokens(let path) = config.inputKind {
             do {
-                tokenizer = try TokenizerCache.shared.tokenizer(at: path)
+                loaded = try TokenizerCache.shared.tokenizer(at: path)
             } catch {
-                throw .init(message: error.message)
+                // A model folder without a usable tokenizer.json: say which option asked for it.
+                throw .init(message: config.tokenizer == nil
+                    ? "model \(error.message) (input \"tokens\" reads the model folder's tokenizer.json; give tokenizer when it is elsewhere)"
+                    : error.message)
             }
+        }
+        if let tokenizer = loaded {
             tokensBox = TokenDecoderBox(TokenStreamDecoder(tokenizer: tokenizer, decoder: decoder, skipSpecial: config.skipSpecial))
             takesTokens = true
         } else {
             bytesDecoder = decoder
             takesTokens = false
+            if case .firstFeedDecides(let path) = config.inputKind { undecidedTokenizer = path }
         }
+        skipSpecial = config.skipSpecial
         if config.openAI {
             let model = config.model.map(Self.folderName) ?? "toolcall"
             writer = EventLineWriter(.openAI(OpenAIChunkEncoder(
                 id: OpenAIChunkEncoder.makeID(seed: config.idSeed), created: Int(time(nil)), model: model,
                 wholeCalls: config.wholeCalls)))
+            countsLines = true
+        } else if config.output == "responses" {
+            writer = EventLineWriter(.responses(ResponsesEventEncoder(
+                model: config.model.map(Self.folderName) ?? "toolcall", createdAt: Int(time(nil)), seed: config.idSeed,
+                toolChoice: config.toolChoice, parallelToolCalls: config.parallelToolCalls, tools: tools)))
+            countsLines = true
+        } else if config.output == "anthropic" {
+            writer = EventLineWriter(.anthropic(AnthropicEventEncoder(
+                model: config.model.map(Self.folderName) ?? "toolcall", seed: config.idSeed)))
             countsLines = true
         } else {
             writer = EventLineWriter(.events(raw: config.raw))
@@ -124,9 +145,11 @@ final class CDecoder {
         beginCall()
         guard !finished else { return fail(TCK.state, "tck_feed after tck_finish") }
         guard !takesTokens else {
-            return fail(TCK.input, "this decoder was configured with a tokenizer: feed it token ids (tck_feed_tokens)")
+            return fail(TCK.input, "this decoder takes token ids (tck_feed_tokens): it was configured with a tokenizer, "
+                + "or input \"tokens\", or fed token ids first")
         }
         guard bytes.count > 0 else { return Int32(clamping: lineCount) }
+        undecidedTokenizer = nil
         bytesIn.removeAll(keepingCapacity: true)
         unsafe bytesIn.append(contentsOf: bytes)
         events.removeAll(keepingCapacity: true)
@@ -138,8 +161,25 @@ final class CDecoder {
     mutating func feedTokens(_ ids: UnsafeBufferPointer<UInt32>) -> Int32 {
         beginCall()
         guard !finished else { return fail(TCK.state, "tck_feed_tokens after tck_finish") }
-        guard takesTokens else {
-            return fail(TCK.input, "tck_feed_tokens needs a tokenizer (\"tokenizer\" or \"model\" in the config)")
+        if !takesTokens {
+            guard let path = undecidedTokenizer else {
+                return fail(TCK.input, "tck_feed_tokens needs a tokenizer: this decoder takes text (tck_feed). Give "
+                    + "\"tokenizer\", or \"model\" (its tokenizer.json is read with input \"tokens\", or when the "
+                    + "first feed is token ids)")
+            }
+            guard ids.count > 0 else { return Int32(clamping: lineCount) }
+            // The first feed of a model folder's decoder is token ids: load its tokenizer now.
+            do {
+                let tokenizer = try TokenizerCache.shared.tokenizer(at: path)
+                guard let decoder = bytesDecoder else { return fail(TCK.state, "no decoder") }
+                tokensBox = TokenDecoderBox(TokenStreamDecoder(tokenizer: tokenizer, decoder: decoder, skipSpecial: skipSpecial))
+                bytesDecoder = nil
+                takesTokens = true
+                undecidedTokenizer = nil
+            } catch {
+                return fail(TCK.io, "model \(error.message) (token ids are decoded with the model folder's tokenizer.json; "
+                    + "give tokenizer when it is elsewhere)")
+            }
         }
         guard ids.count > 0 else { return Int32(clamping: lineCount) }
         idsIn.removeAll(keepingCapacity: true)

@@ -15,6 +15,9 @@ struct GrammarRequest {
         guard let root = try? JSONValue.parse(json), let members = root.objectValue else {
             throw .init(message: "config must be a JSON object")
         }
+        if let key = DecoderConfig.repeatedTopLevelKey(json) {
+            throw .init(message: "config key '\(key)' is given twice (give each option once)")
+        }
         var reasoning = false
         var reasoningOpen = false
         for (key, value) in members {
@@ -22,7 +25,7 @@ struct GrammarRequest {
             switch key {
             case "format":
                 let name = try DecoderConfig.string(value, key)
-                guard let f = ToolCallFormat(name: name) else { throw .init(message: "unknown format '\(name)'") }
+                guard let f = ToolCallFormat(name: name) else { throw .init(message: DecoderConfig.unknownFormat(name)) }
                 format = f
             case "tools": tools = value
             case "tool_choice": options.toolChoice = try DecoderConfig.toolChoice(value)

@@ -19,6 +19,8 @@ final class TokenizerCache: Sendable {
     /// A tokenizer that could not be loaded; the message names the file.
     struct LoadError: Error {
         let message: String
+        /// Why, as ``TokenizerError`` says it.
+        let kind: TokenizerError.Kind
     }
 
     /// One file's entry: nil until loaded.
@@ -31,7 +33,7 @@ final class TokenizerCache: Sendable {
     private let slots = Mutex<[String: Slot]>([:])
     private let loads = Atomic<Int>(0)
 
-    /// How many files have been read and parsed (for tests: a cached lookup does not count).
+    /// How many loads have been tried (for tests: a cached lookup does not count).
     var loadCount: Int { loads.load(ordering: .relaxed) }
 
     /// The tokenizer of the file at `path`, loaded on first use.
@@ -45,13 +47,13 @@ final class TokenizerCache: Sendable {
         }
         return try slot.tokenizer.withLock { (cached: inout Tokenizer?) throws(LoadError) -> Tokenizer in
             if let cached { return cached }
-            let bytes = try Self.read(path)
             loads.add(1, ordering: .relaxed)
             let t: Tokenizer
             do throws(TokenizerError) {
-                t = try Tokenizer(json: bytes, source: path)
+                // The checks the CLI makes too: a regular file, at most Tokenizer.fileSizeLimit.
+                t = try Tokenizer(contentsOfFile: path)
             } catch {
-                throw LoadError(message: "tokenizer \(error.description)")
+                throw LoadError(message: "tokenizer \(error.description)", kind: error.kind)
             }
             cached = t
             return t
@@ -63,28 +65,5 @@ final class TokenizerCache: Sendable {
         guard let p = unsafe realpath(path, nil) else { return path }
         defer { unsafe free(p) }
         return unsafe String(cString: p)
-    }
-
-    /// A whole file. The corresponding C functions are `open` and `read`.
-    private static func read(_ path: String) throws(LoadError) -> [UInt8] {
-        let fd = unsafe open(path, O_RDONLY)
-        guard fd >= 0 else { throw LoadError(message: "tokenizer \(path): \(errorText())") }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = unsafe buf.withUnsafeMutableBytes { unsafe Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n > 0 {
-                out.append(contentsOf: buf[0..<n])
-            } else if n == 0 {
-                return out
-            } else if errno != EINTR {
-                throw LoadError(message: "tokenizer \(path): \(errorText())")
-            }
-        }
-    }
-
-    private static func errorText() -> String {
-        unsafe String(cString: strerror(errno))
     }
 }

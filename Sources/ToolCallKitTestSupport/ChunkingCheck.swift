@@ -39,12 +39,58 @@ public enum NormalizedEvent: Equatable, Sendable, CustomStringConvertible {
 
 /// Which chunkings ``ChunkingCheck/verify(_:chunkings:report:)`` runs besides the whole input.
 public enum Chunkings: Sendable {
-    /// One byte at a time, in token-sized pieces, then (when `everySplit`) split in two at
-    /// every offset: the tests. The pieces are ``tokenSized`` with `everySplit`, else
+    /// One byte at a time (``byteByByte(count:)``), in token-sized pieces, then (when
+    /// `everySplit`) split in two at every offset (a sample of them past ``everySplitLimit``
+    /// bytes): the tests. The pieces are ``tokenSized`` with `everySplit`, else
     /// ``tokenSample`` (the many random inputs of one test).
     case exhaustive(everySplit: Bool)
     /// Split in two at `split`, then in `chunk`-byte pieces: the fuzz target's cheaper sample.
     case sample(split: Int, chunk: Int)
+    /// One byte at a time, in token-sized pieces (``tokenSized``), then split in two at a
+    /// sample of offsets: every one in and around each of the format's markers and syntax
+    /// words, the first and last 8, and 16 evenly spaced. The round trips' chunkings: their
+    /// subject is rendering, and the fixtures split every input of up to
+    /// ``everySplitLimit`` bytes at every offset.
+    ///
+    /// With `contexts`, a split whose surrounding bytes were already cut in an earlier input
+    /// of the same format is left out (``SplitContexts``): the rows of a round-trip table share
+    /// their frame (`<tool_call>\n{"name": "`), and cutting it again in each row repeats the
+    /// same decode; the cuts next to each row's own values and text are all made.
+    case splitSample(contexts: SplitContexts?)
+}
+
+/// The cuts already made through the inputs of one format, by their context: the bytes within
+/// ``before`` before the cut and ``after`` after it, and where the cut sits among them (an
+/// offset near either end of an input is its own context). A round trip test keeps one per
+/// format and passes it with ``Chunkings/splitSample(contexts:)``, so that each distinct
+/// context is cut once per format. Not for use from two threads at once.
+public final class SplitContexts: @unchecked Sendable {
+    /// Bytes of context before a cut: longer than any marker with a name in it
+    /// (`<｜DSML｜parameter name="x" string="true">`), so a cut through a marker sees it whole
+    /// and what it follows.
+    public static let before = 64
+    /// Bytes of context after a cut: what the decoder has not yet seen when the cut comes.
+    public static let after = 64
+    private var seen = Set<[UInt8]>()
+    /// How many offsets ``fresh(_:_:)`` was given, and how many it kept.
+    public private(set) var offered = 0
+    public private(set) var kept = 0
+
+    public init() {}
+
+    /// The offsets of `offsets` whose context in `input` is new; records them.
+    public func fresh(_ input: [UInt8], _ offsets: [Int]) -> [Int] {
+        offered += offsets.count
+        let out = offsets.filter { s in
+            let lo = max(0, s - Self.before)
+            let hi = min(input.count, s + Self.after)
+            var key: [UInt8] = [UInt8(s - lo), UInt8(hi - s), lo == 0 ? 1 : 0, hi == input.count ? 1 : 0]
+            key += input[lo..<hi]
+            return seen.insert(key).inserted
+        }
+        kept += out.count
+        return out
+    }
 }
 
 extension Chunkings {
@@ -56,6 +102,55 @@ extension Chunkings {
     public static let tokenSized: [[Int]] = [2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17].map { [$0] } + [[1, 16], [5, 12], [3, 1, 9]]
     /// A few of ``tokenSized``: one size, and a mix.
     public static let tokenSample: [[Int]] = [[4], [3, 1, 9]]
+
+    /// Inputs up to this many bytes are split at every offset by ``exhaustive(everySplit:)``; a
+    /// longer one at a sample (``splitOffsets(_:words:fullUpTo:edge:evenly:)``).
+    public static let everySplitLimit = 512
+
+    /// Where to split `input` in two: every offset, when it has at most `fullUpTo` bytes. For a
+    /// longer one (every offset would decode it as many times as it has bytes), a
+    /// deterministic sample: every offset in its first and last `edge` bytes; every offset from
+    /// the start to the end of each occurrence of one of `words` (the format's markers and
+    /// syntax words, where a cut matters most); and about `evenly` more, evenly spaced, at a
+    /// phase taken from the input's bytes (so that inputs of one length are not all cut at the
+    /// same places).
+    public static func splitOffsets(_ input: [UInt8], words: [[UInt8]], fullUpTo: Int = everySplitLimit,
+                                    edge: Int = 64, evenly: Int = 256) -> [Int] {
+        let n = input.count
+        guard n > fullUpTo else { return Array(0...n) }
+        var keep = [Bool](repeating: false, count: n + 1)
+        for k in 0...min(edge, n) {
+            keep[k] = true
+            keep[n - k] = true
+        }
+        for word in words where word.count >= 2 {
+            let first = word[0]
+            var i = 0
+            while i + word.count <= n {
+                if input[i] == first && input[i..<(i + word.count)].elementsEqual(word) {
+                    for k in i...(i + word.count) { keep[k] = true }
+                }
+                i += 1
+            }
+        }
+        let stride = max(1, (n + evenly - 1) / max(1, evenly))
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for b in input { hash = (hash ^ UInt64(b)) &* 0x100_0000_01B3 }
+        var at = Int(hash % UInt64(stride))
+        while at <= n {
+            keep[at] = true
+            at += stride
+        }
+        return keep.indices.filter { keep[$0] }
+    }
+
+    /// The offsets of the "byte by byte" chunking: every one, for an input up to 16 KiB; for a
+    /// longer one (a long value, where the middle repeats what its first kilobytes did), every
+    /// one in its first and last 4 KiB, with the middle fed as one piece.
+    public static func byteByByte(count n: Int) -> [Int] {
+        guard n > 16 << 10 else { return Array(0..<n) }
+        return Array(0..<(4 << 10)) + Array((n - (4 << 10))..<n)
+    }
 
     /// The offsets that cut `count` bytes into pieces of the sizes, repeated in turn.
     public static func offsets(cycling sizes: [Int], count: Int) -> [Int] {
@@ -110,13 +205,26 @@ public struct ChunkingCheck {
     /// start; only names the options' `toolChoice` allows start, and with `parallelToolCalls`
     /// false none after an accepted call; an undeclared tool, a tool not chosen and a second
     /// call are rejected without an index; `no_tool_call` comes right before `end`, once, when
-    /// the choice requires a call and none was accepted, and never otherwise; no delta is
-    /// empty; each accepted call's joined deltas (each fragment repaired as the encoders repair
-    /// it) are strict JSON equal to its arguments, which are an object; reasoning carries its
+    /// the choice requires a call and none was accepted, and never otherwise; no text,
+    /// reasoning or delta event is empty; each accepted call's joined deltas (each fragment
+    /// repaired as the encoders repair it) are strict JSON equal to its arguments, which are an object; reasoning carries its
     /// raw bytes; no text event ends inside a UTF-8 sequence; nothing follows `end`, whose
     /// counts are right.
     public func normalize(_ events: [ToolCallEvent], input: [UInt8], label: String,
                           report: (String) -> Void) -> [NormalizedEvent] {
+        normalize(events, input: input, label: label, memo: Memo(), report: report)
+    }
+
+    /// What the runs of one input share, so that a check whose inputs repeat from run to run
+    /// is not made again: the tree of each arguments text, and the joined deltas already found
+    /// to be strict JSON equal to arguments (keyed by their bytes, valued by the arguments').
+    final class Memo {
+        var trees: [[UInt8]: JSONValue] = [:]
+        var checkedDeltas: [[UInt8]: [UInt8]] = [:]
+    }
+
+    func normalize(_ events: [ToolCallEvent], input: [UInt8], label: String, memo: Memo,
+                   report: (String) -> Void) -> [NormalizedEvent] {
         func check(_ ok: Bool, _ message: @autoclosure () -> String) { if !ok { report("[\(label)] " + message()) } }
         var out: [NormalizedEvent] = []
         var raw: [UInt8] = []
@@ -142,10 +250,12 @@ public struct ChunkingCheck {
             }
             switch e {
             case .text(let t):
+                check(!t.isEmpty, "an empty text event")
                 check(Self.cutsCleanly(input, at: raw.count), "text ends inside a UTF-8 sequence: \(t.utf8)")
                 if case .text(var prev)? = out.last { out.removeLast(); prev += t.utf8; out.append(.text(prev)) } else { out.append(.text(t.utf8)) }
             case .reasoning(let t, let r):
                 check(r != nil || !options.rawSpans, "reasoning without raw bytes")
+                check(!t.isEmpty, "an empty reasoning event (raw \(String(decoding: r ?? [], as: UTF8.self).debugDescription))")
                 if case .reasoning(var prev)? = out.last { out.removeLast(); prev += t.utf8; out.append(.reasoning(prev)) } else { out.append(.reasoning(t.utf8)) }
             case .toolCallStart(let index, let id, let name):
                 check(index == nextIndex, "start index \(index), expected \(nextIndex)")
@@ -168,15 +278,29 @@ public struct ChunkingCheck {
                     continue
                 }
                 check(o.id == call.id && o.name == call.name, "call \(call.index) changed its id or name")
-                check(call.arguments.isObject, "the arguments of call \(call.index) are not an object")
+                // The tree of the arguments, made once per distinct text across the runs.
+                let canonical = call.argumentsJSON
+                let arguments: JSONValue
+                if let known = memo.trees[canonical] {
+                    arguments = known
+                } else {
+                    arguments = call.arguments
+                    memo.trees[canonical] = arguments
+                }
+                check(arguments.isObject, "the arguments of call \(call.index) are not an object")
                 // The joined fragments are strict JSON text (a client's json.loads / JSON.parse
-                // accepts them) and equal the arguments.
-                let problem = StrictJSON.problem(in: Array(o.client.utf8), maxDepth: .max)
-                check(problem == nil, "joined deltas are not strict JSON (\(problem ?? "")): \(o.client.debugDescription.prefix(400))")
-                let parsed = try? JSONValue.parse(Array(o.client.utf8), maxDepth: .max)
-                check(parsed == call.arguments, "deltas \(o.client.debugDescription.prefix(400)) != arguments \(call.arguments.jsonText.prefix(400))")
+                // accepts them) and equal the arguments: checked once for each joined text and
+                // arguments that a run gives (the other chunkings mostly give the same pair).
+                let client = Array(o.client.utf8)
+                if memo.checkedDeltas[client] != canonical {
+                    let problem = StrictJSON.problem(in: client, maxDepth: .max)
+                    check(problem == nil, "joined deltas are not strict JSON (\(problem ?? "")): \(o.client.debugDescription.prefix(400))")
+                    let parsed = try? JSONValue.parse(client, maxDepth: .max)
+                    check(parsed == arguments, "deltas \(o.client.debugDescription.prefix(400)) != arguments \(arguments.jsonText.prefix(400))")
+                    if problem == nil && parsed == arguments { memo.checkedDeltas[client] = canonical }
+                }
                 out.append(.arguments(index: call.index, json: o.deltas))
-                out.append(.call(index: call.index, id: call.id, name: call.name, arguments: call.arguments))
+                out.append(.call(index: call.index, id: call.id, name: call.name, arguments: arguments))
             case .rejected(let r):
                 rejected += 1
                 if let index = r.index {
@@ -214,28 +338,49 @@ public struct ChunkingCheck {
     /// chunking of the every-offset splits is reported.
     @discardableResult
     public func verify(_ input: [UInt8], chunkings: Chunkings, report: (String) -> Void) -> [NormalizedEvent] {
-        let whole = normalize(decode(input, splits: []), input: input, label: "whole", report: report)
+        let memo = Memo()
+        let whole = normalize(decode(input, splits: []), input: input, label: "whole", memo: memo, report: report)
         func compare(_ label: String, _ splits: [Int]) -> Bool {
-            let run = normalize(decode(input, splits: splits), input: input, label: label, report: report)
+            let run = normalize(decode(input, splits: splits), input: input, label: label, memo: memo, report: report)
             guard run != whole else { return true }
             report(Self.difference(label, run, whole))
             return false
         }
         switch chunkings {
         case .exhaustive(let everySplit):
-            _ = compare("byte by byte", Array(0..<input.count))
+            _ = compare("byte by byte", Chunkings.byteByByte(count: input.count))
             for sizes in everySplit ? Chunkings.tokenSized : Chunkings.tokenSample where sizes.count > 1 || sizes[0] < input.count {
                 let label = "in \(sizes.map(String.init).joined(separator: ", "))-byte chunks"
                 _ = compare(label, Chunkings.offsets(cycling: sizes, count: input.count))
             }
             if everySplit {
-                for s in 0...input.count where !compare("split at \(s)", [s]) { break }
+                for s in Chunkings.splitOffsets(input, words: syntaxWords) where !compare("split at \(s)", [s]) { break }
             }
+        case .splitSample(let contexts):
+            _ = compare("byte by byte", Chunkings.byteByByte(count: input.count))
+            for sizes in Chunkings.tokenSized where sizes.count > 1 || sizes[0] < input.count {
+                let label = "in \(sizes.map(String.init).joined(separator: ", "))-byte chunks"
+                _ = compare(label, Chunkings.offsets(cycling: sizes, count: input.count))
+            }
+            for s in splitSample(input, contexts) where !compare("split at \(s)", [s]) { break }
         case .sample(let split, let chunk):
             _ = compare("split at \(split)", [split])
             _ = compare("\(chunk)-byte chunks", Array(stride(from: chunk, to: input.count, by: chunk)))
         }
         return whole
+    }
+
+    /// The offsets ``Chunkings/splitSample(contexts:)`` splits `input` at.
+    public func splitSample(_ input: [UInt8], _ contexts: SplitContexts?) -> [Int] {
+        let offsets = Chunkings.splitOffsets(input, words: syntaxWords, fullUpTo: 0, edge: 8, evenly: 16)
+        return contexts?.fresh(input, offsets) ?? offsets
+    }
+
+    /// The format's markers, reasoning markers and syntax words, as bytes: where a split
+    /// matters most.
+    var syntaxWords: [[UInt8]] {
+        let d = format.definition
+        return (d.markerTexts + d.reasoningMarkerTexts + d.fuzzWords).map { Array($0.utf8) }
     }
 
     /// The first differing events of two runs, for a message.

@@ -19,11 +19,13 @@ public enum RoundTripCheck {
     /// calls' own values (``ToolSet/typing(_:)``, as a server that renders earlier calls has
     /// its tools) in `chunkings`, and checks that the names, the arguments (byte for byte), the
     /// ids the format carries (its declaration's ``FormatRenderer/carriedID``) and the text come
-    /// back, with no rejection. A ``RenderError`` is returned unchecked: whether the format may
-    /// refuse those calls is the caller's question.
+    /// back, with no rejection and no reasoning. With `reasoning`, the decoder separates
+    /// reasoning (a text holding a reasoning marker must still come back as text). A
+    /// ``RenderError`` is returned unchecked: whether the format may refuse those calls is the
+    /// caller's question.
     public static func check(
         _ format: ToolCallFormat, _ calls: [RenderedCall], text: String?, chunkings: Chunkings,
-        report: (String) -> Void
+        reasoning: Bool = false, report: (String) -> Void
     ) -> Result<Outcome, RenderError> {
         let bytes: [UInt8]
         do {
@@ -31,7 +33,10 @@ public enum RoundTripCheck {
         } catch {
             return .failure(error)
         }
-        let verifier = ChunkingCheck(format: format, tools: ToolSet.typing(calls))
+        let verifier = ChunkingCheck(format: format, tools: ToolSet.typing(calls),
+                                     options: ToolCallDecoder.Options(rawSpans: true, idSeed: 7, reasoning: reasoning))
+        var keptBefore = 0
+        if case .splitSample(let contexts?) = chunkings { keptBefore = contexts.kept }
         let events = verifier.verify(bytes, chunkings: chunkings, report: report)
         let shown = String(String(decoding: bytes, as: UTF8.self).debugDescription.prefix(600))
         var decoded: [(id: String, name: String, arguments: JSONValue)] = []
@@ -41,6 +46,7 @@ public enum RoundTripCheck {
             case .call(_, let id, let name, let arguments): decoded.append((id, name, arguments))
             case .text(let t): texts += t
             case .rejected(let reason, _, let name, _): report("\(format.rawValue): rejected (\(reason)) \(name ?? "-") in \(shown)")
+            case .reasoning(let t): report("\(format.rawValue): reasoning \(String(decoding: t, as: UTF8.self).debugDescription.prefix(100)) in \(shown)")
             default: break
             }
         }
@@ -68,6 +74,8 @@ public enum RoundTripCheck {
         switch chunkings {
         case .exhaustive(let everySplit): decodes = everySplit ? bytes.count + 3 : 2
         case .sample: decodes = 3
+        case .splitSample(let contexts): decodes = 2 + Chunkings.tokenSized.count
+            + (contexts.map { $0.kept - keptBefore } ?? verifier.splitSample(bytes, nil).count)
         }
         return .success(Outcome(bytes: bytes, events: events, decodes: decodes))
     }

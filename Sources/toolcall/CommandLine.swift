@@ -117,8 +117,8 @@ struct ArgumentReader {
             case "--skip-special": o.skipSpecial = true
             case "--output":
                 o.output = try value(for: arg)
-                guard o.output == "events" || o.output == "openai" else {
-                    throw .usage("--output takes 'events' or 'openai', not '\(o.output)'")
+                guard ["events", "openai", "responses", "anthropic"].contains(o.output) else {
+                    throw .usage("--output takes 'events', 'openai', 'responses' or 'anthropic', not '\(o.output)'")
                 }
             case "--raw": o.raw = true
             case "--reasoning": o.reasoning = true
@@ -146,7 +146,7 @@ struct ArgumentReader {
                 guard v == "true" || v == "false" else { throw .usage("--parallel-tool-calls takes true or false, not '\(v)'") }
                 o.parallelToolCalls = v == "true"
             default:
-                throw .usage("unknown option '\(arg)' for decode (see toolcall decode --help)")
+                throw .usage(UsageMessages.unknownArgument(arg, command: "decode", help: Help.decode))
             }
         }
         if o.format != nil && o.model != nil { throw .usage("--format and --model cannot be used together") }
@@ -160,7 +160,7 @@ struct ArgumentReader {
             throw .usage("decode needs --format NAME or --model DIR (or --response-template FILE; there is no default format)")
         }
         if o.validate && o.tools == nil { throw .usage("--validate needs --tools FILE") }
-        if o.raw && o.output == "openai" { throw .usage("--raw cannot be used with --output openai") }
+        if o.raw && o.output != "events" { throw .usage("--raw cannot be used with --output \(o.output)") }
         if o.input == "tokens" && o.tokenizer == nil && o.model == nil {
             throw .usage("--input tokens needs --tokenizer FILE or --model DIR")
         }

@@ -25,7 +25,8 @@ struct DecodeCommand {
             throw .file("--model: \(error.message)")
         }
         guard let format = inferred.format else {
-            throw .usage("--model \(dir): no tool-call format found; evidence: " + inferred.evidence.joined(separator: "; "))
+            throw .usage("--model \(dir): no tool-call format found; evidence: " + inferred.evidence.joined(separator: "; ")
+                + "; name the format with --format NAME instead (toolcall formats lists them), or give --response-template FILE")
         }
         let note = FormatNames.weakEvidence(inferred).map {
             "--model \(dir): decoding as \(format.rawValue), \($0); pass --format NAME to choose"
@@ -83,9 +84,10 @@ struct DecodeCommand {
         decoderOptions.toolChoice = options.toolChoice
         decoderOptions.parallelToolCalls = options.parallelToolCalls
         var decoder = ToolCallDecoder(format: format, tools: tools, options: decoderOptions)
-        var writer = EventWriter(options: options)
+        var writer = EventWriter(options: options, tools: tools)
         let tokenizer = options.input == "tokens" ? try loadTokenizer() : nil
         if let note { Messages.note(note) }
+        StandardInput.noteIfTerminal(command: "decode", what: options.input == "tokens" ? "token ids" : "the model's output")
 
         if let tokenizer {
             var tokens = TokenStreamDecoder(tokenizer: tokenizer, decoder: decoder, skipSpecial: options.skipSpecial)
@@ -115,12 +117,18 @@ struct EventWriter {
     private var out: [UInt8] = []
     private var diagnostics: [UInt8] = []
 
-    init(options: DecodeOptions) {
+    init(options: DecodeOptions, tools: ToolSet? = nil) {
+        let model = options.model.map { ModelName.of(folder: $0) } ?? "toolcall"
         if options.output == "openai" {
-            let model = options.model.map { ModelName.of(folder: $0) } ?? "toolcall"
             lines = EventLineWriter(.openAI(OpenAIChunkEncoder(
                 id: OpenAIChunkEncoder.makeID(seed: options.idSeed), created: Int(time(nil)), model: model,
                 wholeCalls: options.wholeCalls)))
+        } else if options.output == "responses" {
+            lines = EventLineWriter(.responses(ResponsesEventEncoder(
+                model: model, createdAt: Int(time(nil)), seed: options.idSeed, toolChoice: options.toolChoice,
+                parallelToolCalls: options.parallelToolCalls, tools: tools)))
+        } else if options.output == "anthropic" {
+            lines = EventLineWriter(.anthropic(AnthropicEventEncoder(model: model, seed: options.idSeed)))
         } else {
             lines = EventLineWriter(.events(raw: options.raw))
         }
@@ -163,6 +171,14 @@ enum ModelName {
 /// Standard input read with read(2) as data arrives (it must stream through a pipe).
 struct StandardInput {
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+
+    /// When standard input is a terminal (the command was run without `< FILE` or a pipe), says
+    /// so on standard error, so that a wait for typed input is not mistaken for a hang. The
+    /// corresponding C function is `isatty`.
+    static func noteIfTerminal(command: String, what: String) {
+        guard isatty(0) == 1 else { return }
+        Messages.note("\(command) is reading \(what) from standard input (the terminal); end it with Ctrl-D, or run toolcall \(command) ... < FILE")
+    }
 
     /// The next bytes, or nil at end of input. The corresponding C function is `read`.
     mutating func read() -> ArraySlice<UInt8>? {
@@ -209,27 +225,19 @@ enum StandardStreams {
         unsafe String(cString: strerror(errno))
     }
 
-    /// Reads a whole file. The corresponding C functions are `open` and `read`.
-    /// The most a file named on the command line may hold: 64 MiB for a tools file, 512 MiB
-    /// for a tokenizer (the largest real ones are tens of MB).
+    /// The most a tools, template or prefix file named on the command line may hold: 64 MiB.
+    /// (A tokenizer is read by ``Tokenizer/init(contentsOfFile:)``, as the C library reads it.)
     static let toolsFileLimit = 64 << 20
-    static let tokenizerFileLimit = 512 << 20
 
     /// Reads a file named on the command line, up to `limit` bytes (more is an error, so
     /// `/dev/zero` or a runaway pipe cannot exhaust memory). A FIFO is read (`--tools <(...)`
-    /// is the user's own choice); with `regularOnly` (a file found inside a model folder, which
-    /// is data someone handed over) only a regular file is.
-    static func readFile(_ path: String, what: String, limit: Int, regularOnly: Bool = false) throws(ExitError) -> [UInt8] {
-        let fd = unsafe open(path, O_RDONLY | (regularOnly ? O_NONBLOCK : 0))
+    /// is the user's own choice). The corresponding C functions are `open` and `read`.
+    static func readFile(_ path: String, what: String, limit: Int) throws(ExitError) -> [UInt8] {
+        let fd = unsafe open(path, O_RDONLY)
         guard fd >= 0 else {
             throw .file("\(what) \(path): \(errorText())")
         }
         defer { close(fd) }
-        if regularOnly {
-            var info = stat()
-            guard unsafe fstat(fd, &info) == 0 else { throw .file("\(what) \(path): \(errorText())") }
-            guard info.st_mode & S_IFMT == S_IFREG else { throw .file("\(what) \(path): not a regular file") }
-        }
         var out: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -257,19 +265,43 @@ enum FormatNames {
         ToolCallFormat.allCases.compactMap { f in f.definition.familyNames.map { ($0.names, f, $0.who) } }
     }
 
-    /// The message for `--format NAME` when NAME is not a format.
+    /// The message for `--format NAME` when NAME is not a format: the formats it may mean,
+    /// then the list. Found from the declarations, in three steps: a format's own name in
+    /// other case or separators (`JSON`, `xml-function`); else a model family's name and the
+    /// formats whose names begin with it (`kimi`: kimi_k2 and kimi_k3; `deepseek`: the three
+    /// DeepSeek formats and deepseek_v4); else the close spellings
+    /// (``Suggestions/close(to:among:)`` over names, case names and family names: `jsn` →
+    /// json). Model variants are names like the formats' (`glm4.7` → glm47).
     static func unknown(_ name: String) -> String {
+        let all = ToolCallFormat.allCases + ToolCallFormat.variants
         let names = ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ")
-        let key = name.lowercased()
-        let list = "(the formats: \(names); `toolcall infer DIR` names a model folder's format)"
-        if let f = ToolCallFormat(name: key) {
+        let variants = ToolCallFormat.variants.map(\.rawValue).joined(separator: ", ")
+        let list = "(the formats: \(names); model variants: \(variants); `toolcall infer DIR` names a model folder's format)"
+        let key = Suggestions.squashed(name)
+        if let f = all.first(where: { Suggestions.squashed($0.rawValue) == key || Suggestions.squashed($0.caseName) == key }) {
             return "unknown format '\(name)': try --format \(f.rawValue) \(list)"
         }
-        if let family = families.first(where: { $0.names.contains(key) }) {
-            let f = family.format.rawValue
-            return "unknown format '\(name)': \(family.who) \(f), so try --format \(f) \(list)"
+        let named = families.filter { family in family.names.contains { Suggestions.squashed($0) == key } }
+        var formats = all.filter { f in
+            named.contains { $0.format == f } || (key.count >= 3 && Suggestions.squashed(f.rawValue).hasPrefix(key))
         }
-        return "unknown format '\(name)' \(list)"
+        if formats.isEmpty {
+            var spellings: [(spelling: String, format: ToolCallFormat)] = []
+            for f in all {
+                spellings += [(f.rawValue, f), (f.caseName, f)] + (f.definition.familyNames?.names ?? []).map { ($0, f) }
+            }
+            for spelling in Suggestions.close(to: name, among: spellings.map(\.spelling)) {
+                for s in spellings where s.spelling == spelling && !formats.contains(s.format) { formats.append(s.format) }
+            }
+        }
+        guard !formats.isEmpty else { return "unknown format '\(name)' \(list)" }
+        if formats.count == 1 {
+            let f = formats[0].rawValue
+            if let family = named.first { return "unknown format '\(name)': \(family.who) \(f), so try --format \(f) \(list)" }
+            return "unknown format '\(name)': did you mean \(f)? \(list)"
+        }
+        let who = named.map { "\($0.who) \($0.format.rawValue)" }.joined(separator: "; ")
+        return "unknown format '\(name)': did you mean \(Suggestions.list(formats.map(\.rawValue)))?" + (who.isEmpty ? "" : " (\(who))") + " \(list)"
     }
 
     /// The decisive evidence line when it says the format is a default or ambiguous; nil when

@@ -56,7 +56,7 @@ struct GrammarCommand {
             case "--reasoning": reasoning = true
             case "--reasoning-open": reasoningOpen = true
             case "--tokenizer": tokenizer = try value()
-            default: throw .usage("grammar: unknown option '\(arg)' (see toolcall grammar --help)")
+            default: throw .usage(UsageMessages.unknownArgument(arg, command: "grammar", help: Help.grammar))
             }
         }
         if format != nil && model != nil { throw .usage("--format and --model cannot be used together") }
@@ -79,7 +79,8 @@ struct GrammarCommand {
                 throw .file("--model: \(error.message)")
             }
             guard let f = inferred.format else {
-                throw .usage("--model \(dir): no tool-call format found; evidence: " + inferred.evidence.joined(separator: "; "))
+                throw .usage("--model \(dir): no tool-call format found; evidence: " + inferred.evidence.joined(separator: "; ")
+                    + "; name the format with --format NAME instead (toolcall formats lists them)")
             }
             format = f
         }
@@ -112,24 +113,24 @@ struct GrammarCommand {
 
     private var format_: String? { format }
 
-    /// `--tokenizer FILE`, or the model folder's tokenizer.json when there is one.
+    /// `--tokenizer FILE`, or the model folder's tokenizer.json when there is one (read as
+    /// `decode` reads it: ``Tokenizer/init(contentsOfFile:)``, a regular file of at most 512 MiB).
     private func loadTokenizer() throws(ExitError) -> Tokenizer? {
-        var path = tokenizer
-        var fromModel = false
-        if path == nil, let model {
-            let candidate = model.hasSuffix("/") ? model + "tokenizer.json" : model + "/tokenizer.json"
-            guard (try? StandardStreams.readFile(candidate, what: "--model", limit: StandardStreams.tokenizerFileLimit)) != nil else {
-                return nil
+        if let tokenizer {
+            do {
+                return try Tokenizer(contentsOfFile: tokenizer)
+            } catch {
+                throw .file("--tokenizer \(error.description)")
             }
-            path = candidate
-            fromModel = true
         }
-        guard let path else { return nil }
-        let bytes = try StandardStreams.readFile(path, what: fromModel ? "--model" : "--tokenizer", limit: StandardStreams.tokenizerFileLimit)
+        guard let model else { return nil }
+        let candidate = model.hasSuffix("/") ? model + "tokenizer.json" : model + "/tokenizer.json"
         do {
-            return try Tokenizer(json: bytes, source: path)
+            return try Tokenizer(contentsOfFile: candidate)
         } catch {
-            throw .file("--tokenizer \(error.description)")
+            // A folder without a readable tokenizer.json is still a folder to write a grammar for.
+            if error.kind == .missing || error.kind == .unreadable { return nil }
+            throw .file("--model \(error.description)")
         }
     }
 }

@@ -36,8 +36,11 @@ enum Help {
                                   Reasoning is always separated.
           --prefix-file FILE      The end of the prompt, for a template's start anchor (a
                                   prefilled <think> starts the stream in reasoning).
-          --tools FILE            An OpenAI-style tools array: only these names are accepted,
-                                  and text-valued arguments are typed by their schemas.
+          --tools FILE            The tools the request declared: an OpenAI tools array,
+                                  flat {"name", "parameters"} entries, Anthropic entries
+                                  ({"name", "input_schema"}), or a whole request body with
+                                  a "tools" array. Only these names are accepted, and
+                                  text-valued arguments are typed by their schemas.
           --validate              Check arguments against the tools' schemas (needs --tools).
           --whole-calls           Emit a call only once it is accepted: its start, all its
                                   arguments and its end together. Text still streams.
@@ -45,7 +48,9 @@ enum Help {
           --tokenizer FILE        A tokenizer.json for --input tokens.
           --skip-special          Drop special tokens that are not format markers
                                   (--input tokens).
-          --output events|openai  JSON events (default) or OpenAI chat.completion.chunk lines.
+          --output events|openai|responses|anthropic
+                                  JSON events (default), OpenAI chat.completion.chunk lines,
+                                  OpenAI Responses or Anthropic Messages streaming events.
           --raw                   Add the exact input bytes to every event ("raw"; events only).
           --reasoning             Separate reasoning blocks into reasoning events.
           --reasoning-open        Start inside a reasoning block (implies --reasoning).
@@ -76,7 +81,7 @@ enum Help {
                toolcall render --format NAME [--text TEXT] < calls
                toolcall grammar (--format NAME | --model DIR) --tools FILE [options]
                toolcall infer DIR
-               toolcall formats
+               toolcall formats [--json | --fuzz-dictionary]
                toolcall --version | --help
                toolcall COMMAND --help
 
@@ -91,12 +96,13 @@ enum Help {
 
     /// `toolcall decode --help`.
     static let decode = """
-        OVERVIEW: Decode standard input as it arrives; one JSON event (or OpenAI chunk) per line.
+        OVERVIEW: Decode standard input as it arrives; one JSON event (or API streaming event) per line.
 
         USAGE: toolcall decode (--format NAME | --model DIR | --response-template FILE)
                                [--prefix-file FILE] [--tools FILE [--validate]]
                                [--whole-calls] [--input text|tokens] [--tokenizer FILE]
-                               [--skip-special] [--output events|openai] [--raw]
+                               [--skip-special] [--output events|openai|responses|anthropic]
+                               [--raw]
                                [--reasoning] [--reasoning-open] [--max-call-bytes N|unlimited]
                                [--id-seed N] [--chunk-bytes N]
                                [--tool-choice auto|required|none|NAME]
@@ -123,8 +129,9 @@ enum Help {
           --format NAME           The format to write the calls in.
           --text TEXT             Content the model wrote before the calls.
 
-        Standard input: an OpenAI tool_calls array (or an assistant message holding one), or
-        the tool_call event lines that decode writes.
+        Standard input: an OpenAI tool_calls array; an OpenAI assistant message, whose
+        content is the text before the calls (then --text cannot be given too); or the
+        tool_call event lines that decode writes.
 
         EXIT STATUS:
           0 success, 1 a call the format cannot express or unreadable input, 2 bad usage.
@@ -148,7 +155,9 @@ enum Help {
           --format NAME           The wire format the model writes.
           --model DIR             Infer the format from a model folder (its tokenizer.json,
                                   when there is one, names the special tokens).
-          --tools FILE            An OpenAI-style tools array: the calls the grammar writes.
+          --tools FILE            The tools the request declared (any shape decode --tools
+                                  reads: an OpenAI tools array, flat or Anthropic entries,
+                                  a request body): the calls the grammar writes.
           --tool-choice CHOICE    auto (default): text and any calls; required: at least one
                                   call, first; none: no call markup at all; NAME: only that
                                   tool, at least once; or an OpenAI tool_choice object.

@@ -11,37 +11,27 @@ extension DecodeCommand {
         return nil
     }
 
+    /// The tokenizer, read as the C library reads it (``Tokenizer/init(contentsOfFile:)``: a
+    /// regular file of at most 512 MiB); messages name the option the path came from.
     func loadTokenizer() throws(ExitError) -> Tokenizer {
         guard let path = tokenizerPath else { throw .usage("--input tokens needs --tokenizer FILE or --model DIR") }
         // Name the option the path came from: a folder without tokenizer.json is --model's problem.
         let fromModel = options.tokenizer == nil
-        let bytes: [UInt8]
+        let option = fromModel ? "--model" : "--tokenizer"
         do {
-            bytes = try StandardStreams.readFile(
-                path, what: fromModel ? "--model" : "--tokenizer", limit: StandardStreams.tokenizerFileLimit,
-                regularOnly: fromModel)
+            return try Tokenizer(contentsOfFile: path)
         } catch {
-            guard fromModel, let message = error.message else { throw error }
-            throw .file(message + " (--input tokens reads the model folder's tokenizer.json; "
-                + "give --tokenizer FILE when it is elsewhere)")
-        }
-        do {
-            return try Tokenizer(json: bytes, source: path)
-        } catch {
-            let option = fromModel ? "--model" : "--tokenizer"
-            if Self.looksLikeTokenizerConfig(bytes) {
-                throw .file("\(option) \(path) is a tokenizer_config.json, not a tokenizer.json: "
-                    + "give the tokenizer.json beside it (the file with the vocabulary, its \"model\")")
+            switch error.kind {
+            case .tokenizerConfig:
+                throw .file("\(option) \(path) \(error.message)")
+            case .invalid:
+                throw .file("\(option) \(error.description)")
+            case .missing, .unreadable:
+                guard fromModel else { throw .file("\(option) \(error.description)") }
+                throw .file("\(option) \(error.description) (--input tokens reads the model folder's tokenizer.json; "
+                    + "give --tokenizer FILE when it is elsewhere)")
             }
-            throw .file("\(option) \(error.description)")
         }
-    }
-
-    /// Whether a file that is not a usable tokenizer.json is the tokenizer_config.json that
-    /// sits beside it (users mix the two up): a JSON object with its keys and no `model`.
-    static func looksLikeTokenizerConfig(_ bytes: [UInt8]) -> Bool {
-        guard let v = try? JSONValue.parse(bytes), v.isObject, v["model"] == nil else { return false }
-        return ["tokenizer_class", "added_tokens_decoder", "chat_template", "model_max_length"].contains { v[$0] != nil }
     }
 }
 

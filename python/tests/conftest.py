@@ -1,24 +1,9 @@
-"""Shared helpers: the repository's Fixtures/ folder and the `toolcall` binary to compare with."""
-import os
-import shutil
+"""The `cli` fixture: runs the `toolcall` binary to compare with (paths: tckpaths.py)."""
 import subprocess
 
 import pytest
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
-FIXTURES = os.path.join(ROOT, "Fixtures")
-
-
-def toolcall_binary():
-    """TOOLCALL_BIN, else the debug or release build of the checkout."""
-    for path in (
-        os.environ.get("TOOLCALL_BIN"),
-        os.path.join(ROOT, ".build", "debug", "toolcall"),
-        os.path.join(ROOT, ".build", "release", "toolcall"),
-    ):
-        if path and os.path.exists(path):
-            return path
-    return shutil.which("toolcall")
+from tckpaths import FIXTURES, ROOT, toolcall_binary  # noqa: F401 (older imports)
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ import pytest
 
 import toolcallkit
 import template_oracle as oracle
-from conftest import FIXTURES
+from tckpaths import FIXTURES
 
 MODELS = os.path.join(FIXTURES, "models")
 SEED = 20250115
@@ -80,15 +80,9 @@ MODEL_FOLDERS = {
     "GLM-4.5": {"formats": ["glm45_llamacpp"]},
     "GLM-4.6": {"formats": ["glm4"]},
     "GLM-4.7-Flash": {"formats": ["glm47"]},
-    "Laguna-XS.2": {"formats": ["glm4", "poolside_v1"]},
-    "Laguna-XS-2.1": {"formats": ["glm4", "poolside_v1"]},
-    "Ling-3.0-flash": {
-        "formats": ["glm4", "ling3"],
-        "render": [(not_one_argument_each,
-                    "Ling writes a newline after the name and before </tool_call> (two for a call without "
-                    "arguments) but none between a value and the next key; no glm4 layout is Ling's (its own "
-                    "format, ling3, is being added)")],
-    },
+    "Laguna-XS.2": {"formats": ["poolside_v1"]},
+    "Laguna-XS-2.1": {"formats": ["poolside_v1"]},
+    "Ling-3.0-flash": {"formats": ["ling3"]},
     "gemma-4": {"formats": ["gemma4"]},
     "Kimi-K2-Thinking": {"formats": ["kimi_k2"]},
     "Kimi-K3": {"formats": ["kimi_k3"]},
@@ -143,8 +137,8 @@ MODEL_FOLDERS = {
     },
     "Hy3-preview": {"formats": ["hy_v3"]},
     "K2-Horizon": {"formats": ["k2_horizon"]},
-    "MiniCPM5-1B": {"formats": [None, "minicpm5"], "pending": "format minicpm5 is being added"},
-    "Muse-Glimmer-30B": {"formats": [None, "muse_glimmer"], "pending": "format muse_glimmer is being added"},
+    "MiniCPM5-1B": {"formats": ["minicpm5"]},
+    "Muse-Glimmer-30B": {"formats": ["muse_glimmer"]},
     "meetkai-functionary-medium-v3.2": {"formats": ["functionary_v32"]},
 }
 

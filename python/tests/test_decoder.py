@@ -1,13 +1,15 @@
 """The Python Decoder against the CLI: the same bytes in, the same event lines out."""
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import threading
 
 import pytest
 
 import toolcallkit
-from conftest import FIXTURES
+from tckpaths import FIXTURES
 
 VECTORS = json.load(open(os.path.join(FIXTURES, "peers", "shared-conformance.json")))
 assert len(VECTORS) > 100
@@ -150,7 +152,7 @@ def test_an_id_outside_the_vocabulary_is_an_error_after_the_ids_before_it():
         ({"format": "json", "validate": True}, "validate needs tools"),
         ({"format": "json", "raw": "yes"}, "raw must be true or false"),
         ({"format": "json", "raw": True, "output": "openai"}, "raw cannot be used with output"),
-        ({"format": "json", "output": "xml"}, 'output must be "events" or "openai"'),
+        ({"format": "json", "output": "xml"}, 'output must be "events", "openai", "responses" or "anthropic"'),
         ({"format": "json", "id_seed": -1}, "id_seed must be a whole number"),
         ({"format": "json", "max_call_bytes": 0}, "max_call_bytes must be a whole number of at least 1"),
         ({"format": "json", "tools": "tools.json"}, "tools must be the tools array itself"),
@@ -185,6 +187,25 @@ def test_misuse_after_finish_and_of_the_wrong_input():
 def test_bad_model_output_is_an_event_not_an_exception():
     events = toolcallkit.Decoder(format="json").feed('<tool_call>{"name": "f", "arguments": {]}</tool_call>')
     assert [e["type"] for e in events if e["type"] == "rejected"] == ["rejected"]
+
+
+def test_zero_width_template_from_a_model_folder_ends(cli):
+    """A model folder whose response template's anchors match only the empty string, decoded
+    from token ids through the library's ``model`` option: decoding ends (it used to spin
+    forever), with the CLI's events for the same bytes. In a child process under a timeout, so
+    that a regression fails instead of hanging."""
+    folder = os.path.join(FIXTURES, "models", "own-response-template-zero-width-tokens")
+    program = (
+        "import json, sys, toolcallkit\n"
+        "d = toolcallkit.Decoder(model=sys.argv[1], reasoning=True)\n"
+        "print(json.dumps(d.feed_tokens([120, 121, 122]) + d.finish()))\n"  # x y z
+    )
+    p = subprocess.run([sys.executable, "-c", program, folder], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    events = json.loads(p.stdout)
+    assert events[-1] == {"type": "end", "tool_calls": 0, "rejected": 0, "bytes": 3}
+    code, out, _ = cli(["decode", "--model", folder, "--reasoning"], b"xyz")
+    assert code == 0 and events == [json.loads(line) for line in out.splitlines()]
 
 
 def test_parse_gives_an_openai_assistant_message():
@@ -259,3 +280,132 @@ def test_whole_calls_emit_a_call_in_one_piece():
     (delta,) = [e for e in events if e["type"] == "tool_call_delta"]
     assert json.loads(delta["arguments"]) == {"x": [1, 2, 3]}
     assert "index" not in next(e for e in events if e["type"] == "rejected")
+
+
+# -- text that is not valid Unicode, arguments of the wrong type, ids that no uint32 holds ------
+
+
+def _text(events):
+    return "".join(e["text"] for e in events if e["type"] == "text")
+
+
+def test_lone_surrogates_are_decoded_as_invalid_bytes_and_never_raise(cli):
+    """A surrogate from surrogateescape is the byte it stands for (the CLI's lines for that
+    byte); any other lone surrogate is U+FFFD, what the decoder writes for an invalid byte."""
+    with toolcallkit.Decoder(format="json", id_seed=1) as d:
+        escaped = d.feed("x\udc80y") + d.finish()
+    _, expected, _ = cli(["decode", "--format", "json", "--id-seed", "1"], b"x\x80y")
+    assert escaped == [json.loads(line) for line in expected.splitlines()]
+    assert _text(escaped) == "x\ufffdy"
+    with toolcallkit.Decoder(format="json") as d:
+        events = []
+        for piece in ("a\ud800", "b\udfff", "\ud83d"):  # lone halves, also at a feed's end
+            events += d.feed(piece)
+        events += d.finish()
+    assert _text(events) == "a\ufffdb\ufffd\ufffd"
+    assert toolcallkit.parse("x\udc80", format="json")["content"] == "x\ufffd"
+    call = '<tool_call>{"name": "f", "arguments": {"a": "\ud800"}}</tool_call>'
+    (parsed,) = toolcallkit.parse(call, format="json")["tool_calls"]
+    assert json.loads(parsed["function"]["arguments"]) == {"a": "\ufffd"}
+
+
+@pytest.mark.parametrize("bad", [5, 0, 1.5, None, [104, 105], {"a": 1}])
+def test_feed_refuses_what_is_neither_text_nor_bytes(bad):
+    with toolcallkit.Decoder(format="json") as d:
+        with pytest.raises(TypeError, match="str or bytes-like"):
+            d.feed(bad)
+        with pytest.raises(TypeError, match="str or bytes-like"):
+            toolcallkit.parse(bad, format="json")
+        # Nothing was fed.
+        assert d.finish()[-1] == {"type": "end", "tool_calls": 0, "rejected": 0, "bytes": 0}
+    with toolcallkit.Decoder(format="json") as d:
+        assert _text(d.feed(bytearray(b"ok")) + d.feed(memoryview(b"!")) + d.finish()) == "ok!"
+
+
+@pytest.mark.parametrize("bad", [-1, -(2**40), 2**32, 2**64])
+def test_an_id_no_vocabulary_has_is_a_token_error_after_the_ids_before_it(bad):
+    d = toolcallkit.Decoder(format="json", tokenizer=TOKENIZER)
+    with pytest.raises(toolcallkit.TokenError, match=r"token 3 of this call \(%d\) is outside the vocabulary" % bad) as caught:
+        d.feed_tokens(iter(list(b"ok ") + [bad, 65]))
+    assert caught.value.code == -3
+    assert _text(caught.value.events) == "ok "
+    assert d.feed_tokens([65]) == [{"type": "text", "text": "A"}]
+
+
+def test_an_unknown_format_gets_the_clis_suggestion(cli):
+    with pytest.raises(toolcallkit.ConfigError) as caught:
+        toolcallkit.Decoder(format="qwen")
+    assert 'unknown format \'qwen\': Qwen and Hermes models write json, so try "format": "json"' in str(caught.value)
+    _, _, err = cli(["decode", "--format", "qwen"], b"")
+    assert b"Qwen and Hermes models write json, so try --format json" in err
+    with pytest.raises(toolcallkit.ConfigError, match='try "format": "json"'):
+        toolcallkit.Decoder(format="JSON")
+
+
+# -- model means what --model means ------------------------------------------------------------
+
+MODELS = os.path.join(FIXTURES, "models")
+MODEL_OUTPUT = '<think>hm</think>Hi <tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call><|im_end|>'
+
+
+@pytest.mark.parametrize("model", ["Qwen3-0.6B", "own-response-template-only"])
+@pytest.mark.parametrize("reasoning", [False, True])
+def test_model_infers_the_format_and_decodes_text_as_the_cli(cli, model, reasoning):
+    path = os.path.join(MODELS, model)
+    flags = ["decode", "--model", path, "--id-seed", "3"] + (["--reasoning"] if reasoning else [])
+    status, out, err = cli(flags, MODEL_OUTPUT.encode())
+    assert status == 0, err
+    expected = [json.loads(line) for line in out.splitlines()]
+    with toolcallkit.Decoder(model=path, id_seed=3, reasoning=reasoning) as d:
+        assert d.feed(MODEL_OUTPUT) + d.finish() == expected
+    assert any(e["type"] == "tool_call" for e in expected)
+    with toolcallkit.Decoder(model=path, id_seed=3, reasoning=reasoning) as d:
+        events = []
+        for i in range(0, len(MODEL_OUTPUT), 5):
+            events += d.feed(MODEL_OUTPUT[i : i + 5])
+        events += d.finish()
+    whole = [e for e in expected if e["type"] in ("tool_call", "end")]
+    assert [e for e in events if e["type"] in ("tool_call", "end")] == whole
+    assert _text(events) == _text(expected)
+    assert toolcallkit.parse(MODEL_OUTPUT, model=path, reasoning=True)["tool_calls"]
+
+
+def test_a_model_folders_tokenizer_is_read_only_for_token_input(tmp_path):
+    plain = os.path.join(MODELS, "Qwen3-0.6B")  # no tokenizer.json
+    d = toolcallkit.Decoder(model=plain)
+    with pytest.raises(toolcallkit.ConfigError, match="tokenizer.json: No such file or directory"):
+        d.feed_tokens([72])
+    assert _text(d.feed("still text") + d.finish()) == "still text"
+    with pytest.raises(toolcallkit.ConfigError, match="tokenizer.json: No such file or directory"):
+        toolcallkit.Decoder(model=plain, input="tokens")
+    folder = tmp_path / "Qwen3-0.6B"
+    folder.mkdir()
+    for name in os.listdir(plain):
+        (folder / name).write_bytes(open(os.path.join(plain, name), "rb").read())
+    (folder / "tokenizer.json").write_bytes(open(TOKENIZER, "rb").read())
+    d = toolcallkit.Decoder(model=str(folder), id_seed=7)
+    events = d.feed_tokens(CALL_IDS) + d.finish()  # the first feed is token ids: the folder's tokenizer
+    assert [e["name"] for e in events if e["type"] == "tool_call"] == ["get_weather"]
+    with pytest.raises(toolcallkit.StateError, match="takes token ids"):
+        d2 = toolcallkit.Decoder(model=str(folder), input="tokens")
+        d2.feed("text")
+    d3 = toolcallkit.Decoder(model=str(folder))
+    d3.feed("text first")
+    with pytest.raises(toolcallkit.StateError, match="takes text"):
+        d3.feed_tokens([72])
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "/dev/null"])
+def test_a_tokenizer_that_is_not_a_regular_file_is_refused_unread(path):
+    with pytest.raises(toolcallkit.ConfigError, match="not a regular file"):
+        toolcallkit.Decoder(format="json", tokenizer=path)
+
+
+def test_a_config_key_given_twice_is_refused():
+    lib = toolcallkit._library()
+    import ctypes
+
+    text = b'{"format":"json","format":"pythonic"}'
+    err = ctypes.create_string_buffer(512)
+    assert not lib.tck_decoder_new(text, len(text), err, len(err))
+    assert b"config key 'format' is given twice" in err.value

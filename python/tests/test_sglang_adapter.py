@@ -5,7 +5,7 @@ import os
 import pytest
 
 from adapters import HERMES_CALLS, HERMES_OUTPUT, TOOLS, pieces, require
-from conftest import FIXTURES
+from tckpaths import FIXTURES
 
 require("sglang")
 

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from adapters import HERMES_CALLS, HERMES_OUTPUT, TOOLS, pieces, require
-from conftest import FIXTURES, ROOT
+from tckpaths import FIXTURES, ROOT
 
 require("vllm")
 

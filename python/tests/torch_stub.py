@@ -28,6 +28,46 @@ class _StubClass(type):
         return _Stub(f"{cls.__name__}.{name}")
 
 
+class _DType:
+    """A torch dtype: its name, its size, and what kind of number it holds (packages check
+    these at import time, e.g. that an ``array`` typecode has the dtype's item size)."""
+
+    def __init__(self, name, itemsize, floating=False, complex_=False, signed=True):
+        self.name = name
+        self.itemsize = itemsize
+        self.is_floating_point = floating
+        self.is_complex = complex_
+        self.is_signed = signed or floating or complex_
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+    def to_real(self):
+        return self
+
+
+def _dtypes():
+    table = {}
+    for name, size in (("float16", 2), ("bfloat16", 2), ("float32", 4), ("float64", 8),
+                       ("float8_e4m3fn", 1), ("float8_e5m2", 1), ("float8_e4m3fnuz", 1),
+                       ("float8_e5m2fnuz", 1), ("float8_e8m0fnu", 1), ("float4_e2m1fn_x2", 1)):
+        table[name] = _DType(name, size, floating=True)
+    for name, size in (("int8", 1), ("int16", 2), ("int32", 4), ("int64", 8)):
+        table[name] = _DType(name, size)
+    for name, size in (("uint8", 1), ("uint16", 2), ("uint32", 4), ("uint64", 8), ("bool", 1)):
+        table[name] = _DType(name, size, signed=False)
+    for name, size in (("complex64", 8), ("complex128", 16)):
+        table[name] = _DType(name, size, complex_=True)
+    aliases = {"half": "float16", "float": "float32", "double": "float64", "short": "int16",
+               "int": "int32", "long": "int64", "cfloat": "complex64", "cdouble": "complex128"}
+    for alias, name in aliases.items():
+        table[alias] = table[name]
+    return table
+
+
+DTYPES = _dtypes()
+
+
 class _Stub(types.ModuleType):
     def __init__(self, name):
         super().__init__(name)
@@ -38,7 +78,11 @@ class _Stub(types.ModuleType):
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        if name.lstrip("_")[:1].isupper():
+        if self.__name__ == "torch" and name in DTYPES:
+            value = DTYPES[name]
+        elif self.__name__ == "torch" and name == "dtype":
+            value = _DType
+        elif name.lstrip("_")[:1].isupper():
             value = _StubClass(name, (), {
                 "__init__": lambda s, *a, **k: None,
                 "__call__": lambda s, *a, **k: None,

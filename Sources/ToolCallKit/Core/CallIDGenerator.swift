@@ -100,4 +100,8 @@ struct CallIDGenerator: Sendable {
 
     /// A `chatcmpl-` completion id (24 letters and digits) for OpenAI output.
     mutating func completionID() -> String { randomString(24, after: "chatcmpl-") }
+
+    /// `prefix` and 24 random letters and digits: the response, message and item ids of the
+    /// Responses and Anthropic encoders (`resp_`, `msg_`, `fc_`, `rs_`).
+    mutating func token(after prefix: StaticString) -> String { randomString(24, after: prefix) }
 }

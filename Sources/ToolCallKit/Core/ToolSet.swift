@@ -110,6 +110,8 @@ public struct ToolSet: Sendable, Equatable {
     /// read (`tool "f": unknown key "paramters" ignored ...`), an empty list, a second tool
     /// of one name given to ``init(_:)``.
     public private(set) var warnings: [String] = []
+    /// Set only in ``everyName``.
+    private var declaresEveryName = false
 
     /// A tool set of `tools`. A name declared twice keeps its first definition and adds a
     /// line to ``warnings`` (``load(json:)`` refuses such a list).
@@ -133,11 +135,27 @@ public struct ToolSet: Sendable, Equatable {
 
     /// The definition declared under `name`.
     public subscript(name: String) -> ToolDefinition? {
-        byName[name].map { tools[$0] }
+        if let i = byName[name] { return tools[i] }
+        guard declaresEveryName else { return nil }
+        var open = Self.openDefinition
+        open.name = name
+        return open
     }
 
     /// Whether `name` is declared.
-    public func declares(_ name: String) -> Bool { byName[name] != nil }
+    public func declares(_ name: String) -> Bool { declaresEveryName || byName[name] != nil }
+
+    /// A tool set that declares every name, each with an open schema: the widest reading a
+    /// decoder can give a text (rendering decodes its leading text with it, so that text stays
+    /// text whatever tools the reader of the output declares).
+    static let everyName: ToolSet = {
+        var t = ToolSet([])
+        t.declaresEveryName = true
+        t.warnings = []
+        return t
+    }()
+
+    private static let openDefinition = ToolDefinition(name: "")
 
     /// The tools whose parameters admit `arguments` by their keys: every key is a declared
     /// property (any key, when the schema lists none) and every required property is present.
@@ -153,7 +171,7 @@ public struct ToolSet: Sendable, Equatable {
     }
 
     /// Tool sets are equal when they declare the same tools (compiled validators aside).
-    public static func == (a: ToolSet, b: ToolSet) -> Bool { a.tools == b.tools }
+    public static func == (a: ToolSet, b: ToolSet) -> Bool { a.tools == b.tools && a.declaresEveryName == b.declaresEveryName }
 
     /// Compiles every tool's schema for validation, once: patterns compiled, `$ref`s resolved,
     /// unchecked keywords listed in ``validationWarnings``.

@@ -1,7 +1,14 @@
 // ToolCallKit — the `glm4` format (GLM-4.5 / 4.6 / 4.7 / 5):
 // `<tool_call>f<arg_key>a</arg_key><arg_value>v</arg_value></tool_call>`.
 //
-// Parsed by ``GLM4Grammar`` (its doc comment has the rules), the key/value-tags family.
+// Parsed by ``GLM4Grammar`` (its doc comment has the rules), the key/value-tags family, as GLM
+// writes it (``GLM4Dialect/glm``).
+//
+// GLM-4.7 and GLM-5.x write the same grammar with the newlines after the name and between tags
+// left out (`<tool_call>f<arg_key>a</arg_key><arg_value>v</arg_value></tool_call>`): every newline
+// and blank between tags is optional. Their generation prompt ends `<|assistant|><think>`, so the
+// output starts inside reasoning: decode it with `--reasoning-open` (`<|assistant|></think>` with
+// thinking off: plain content).
 // Reasoning: `<think>…</think>`; a call inside an unclosed block stays reasoning.
 
 extension FormatDefinition {

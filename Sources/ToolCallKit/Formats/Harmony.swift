@@ -32,7 +32,7 @@ extension FormatDefinition {
     static let harmony: FormatDefinition = FormatDefinition(
         name: "harmony",
         summary: #"gpt-oss Harmony messages. Example: <|start|>assistant to=functions.f<|channel|>commentary json<|message|>{"a": 1}<|call|>"#,
-        grammar: { _ in HarmonyGrammar() },
+        grammar: { _ in HarmonyGrammar(dialect: .harmony) },
         reasoning: ReasoningSyntax.think.endedBy([
             HarmonyGrammar.start, HarmonyGrammar.channel, HarmonyGrammar.message,
             HarmonyGrammar.end, HarmonyGrammar.call, HarmonyGrammar.returnToken, HarmonyGrammar.constrain,

@@ -28,6 +28,13 @@ final class TaggedFunctionTags: Sendable {
     /// A parameter's `string="true"` attribute makes its value a string whatever it looks like
     /// (DeepSeek's DSML); `string="false"` (or none) types it as usual.
     let stringAttribute: Bool
+    /// The attribute that holds a name or key when the openers end at the tag's name
+    /// (`<function` then ` name="f"`, MiniCPM5): after the opener, white space (or the
+    /// byte-level space `Ġ` a tokenizer left undecoded, or none at all where the tokenizer fused
+    /// them), then this attribute, then the quoted name. nil: the opener ends at the name.
+    let nameAttribute: [UInt8]?
+    /// Keys of a first parameter that may wrap all the arguments (``TextArgumentEmitter/wrapperKeys``).
+    let wrapperKeys: [String]
     let value: TextValueScanner.Tags
     /// Start markers: the wrapper's openers, then a bare function block; the wrapper's closers
     /// are stray.
@@ -51,10 +58,14 @@ final class TaggedFunctionTags: Sendable {
     }
 
     /// `damagedOpeners`: more wrapper openers (a well-formed one's prefix) that open a block too.
+    /// `wrappers` may be empty (function blocks are written bare). `stripNewlines`: one newline
+    /// at each end of a value is framing (the template writes it), not data. `cdata`: a value
+    /// may be a whole `<![CDATA[…]]>` section (``TextValueScanner``).
     init(
         wrappers: [(String, String)], damagedOpeners: [String] = [], function: (String, String),
         parameter: (String, String), quotedNames: Bool, jsonCalls: Bool = false, jsonBody: Bool = false,
-        stringAttribute: Bool = false
+        stringAttribute: Bool = false, nameAttribute: String? = nil, stripNewlines: Bool = true, cdata: Bool = false,
+        wrapperKeys: [String] = []
     ) {
         wrapperOpens = (wrappers.map(\.0) + damagedOpeners).map { Array($0.utf8) }
         wrapperCloses = wrappers.map { Array($0.1.utf8) }
@@ -65,9 +76,11 @@ final class TaggedFunctionTags: Sendable {
         self.jsonCalls = jsonCalls
         self.jsonBody = jsonBody
         self.stringAttribute = stringAttribute
+        self.nameAttribute = nameAttribute.map { Array($0.utf8) }
+        self.wrapperKeys = wrapperKeys
         value = TextValueScanner.Tags(
             close: parameter.1, follows: [parameter.0, function.1] + wrappers.map(\.1), breaks: [parameter.0, function.1],
-            stripNewlines: true,
+            stripNewlines: stripNewlines, cdata: cdata,
             nests: wrappers.map { ($0.0, $0.1, [function.0]) } + [(function.0, function.1, [parameter.0, function.1])])
         markers = wrapperOpens.map { Marker(String(decoding: $0, as: UTF8.self), role: .section) }
             + [Marker(function.0, role: .call)]
@@ -233,7 +246,7 @@ struct TaggedFunctionParser: CallGrammar {
                     pos = next
                     actions.append(.start(name: name, id: nil))
                     tool = context.tools?[name]
-                    emitter = TextArgumentEmitter(maxDepth: context.maxDepth)
+                    emitter = TextArgumentEmitter(maxDepth: context.maxDepth, wrapperKeys: tags.wrapperKeys)
                     state = .params
                 }
             case .params:
@@ -461,6 +474,26 @@ struct TaggedFunctionParser: CallGrammar {
     /// a quoted name, other attributes (`id="1"`) are skipped.
     static func readName(_ w: ByteWindow, from pos: Int, tags: TaggedFunctionTags) -> NameRead {
         var i = pos
+        if let attribute = tags.nameAttribute {
+            // White space or `Ġ` (C4 A0) between the tag's name and the attribute, or none.
+            while i < w.end {
+                if i - pos > Self.maxNameBytes { return .invalid }
+                if JSONReader.isSpace(w[i]) {
+                    i += 1
+                } else if w[i] == 0xC4 {
+                    guard i + 1 < w.end else { return .needMore }
+                    guard w[i + 1] == 0xA0 else { return .invalid }
+                    i += 2
+                } else {
+                    break
+                }
+            }
+            for b in attribute {
+                guard i < w.end else { return .needMore }
+                guard w[i] == b else { return .invalid }
+                i += 1
+            }
+        }
         var quote: UInt8? = nil
         var closedQuote = false
         if tags.quotedNames {

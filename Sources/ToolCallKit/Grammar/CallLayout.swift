@@ -75,9 +75,17 @@ public struct CallLayout: Sendable {
         var stripsNewlines: Bool
         /// How a value that is not a string is spelt.
         var values: TaggedValues = .json
+        /// A string that holds `<`, `&` or a newline is written as one `<![CDATA[…]]>` section,
+        /// any other raw (MiniCPM5's template); the grammar admits a section for any string.
+        var cdata: Bool = false
         /// The value's text is XML character data (cohere_xml): the writer escapes `&`, `<` and
         /// `>` as entities, as the renderer does, and the parser decodes them.
         var escapesXML = false
+
+        /// Whether the layout writes `s` as a CDATA section.
+        func writesCDATA(_ s: String) -> Bool {
+            cdata && s.utf8.contains { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "&") || $0 == 0x0A }
+        }
     }
 
     /// How a tagged format writes a value that is not a string (a string is its raw text).
@@ -290,7 +298,7 @@ public struct CallLayout: Sendable {
                         }
                     }
                 } else if case .string(let s) = m.value {
-                    value = Array(s.utf8)
+                    value = t.writesCDATA(s) ? TextValueScanner.cdataOpen + Array(s.utf8) + TextValueScanner.cdataClose : Array(s.utf8)
                 } else if t.values.writesPython(m.value) {
                     value = []
                     CallRenderer.writePythonRepr(m.value, to: &value)
@@ -329,12 +337,13 @@ extension CallLayout.TaggedArguments {
     }
 
     init(open: [CallLayout.ParameterPiece], close: String, valueExcludes: [String], stripsNewlines: Bool,
-         values: CallLayout.TaggedValues = .json) {
+         values: CallLayout.TaggedValues = .json, cdata: Bool = false) {
         self.open = open
         self.close = [.markup(close)]
         self.valueExcludes = valueExcludes
         self.stripsNewlines = stripsNewlines
         self.values = values
+        self.cdata = cdata
     }
 
     init(open: [CallLayout.ParameterPiece], closing: [CallLayout.ParameterPiece], valueExcludes: [String], stripsNewlines: Bool) {

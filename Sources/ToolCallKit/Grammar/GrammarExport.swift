@@ -626,10 +626,13 @@ struct GrammarExporter {
     /// A string as a tagged parameter's raw text, then the parameter's close: its `pattern`'s
     /// language without the characters that begin the format's tags (and without newlines where
     /// the parser strips them at the edges), or text that holds no tag, by its length bounds
-    /// (at least `minimum` characters).
+    /// (at least `minimum` characters). In a CDATA layout the text also holds no `<`, `&` or
+    /// newline, or is a `<![CDATA[…]]>` section of any text without `]]>` (what the parser
+    /// reads as the section's bytes).
     mutating func rawString(_ s: JSONValue, _ t: CallLayout.TaggedArguments, close closeText: String, minimum: Int, at path: String) -> GrammarNode {
         var removed = ScalarSet(t.valueExcludes.compactMap { $0.unicodeScalars.first }.map { $0.value...$0.value })
         if t.stripsNewlines { removed = removed.union(ScalarSet("\n")) }
+        if t.cdata { removed = removed.union(ScalarSet("<&\n")) }
         if minimum > 0, case .string(let p)? = s["pattern"], PatternNode.parse(p)?.admitsEmpty ?? false {
             // A grammar cannot intersect the pattern with "not empty".
             values.note(path, "pattern", "admits an empty value, which this union of types cannot write; not enforced")
@@ -637,10 +640,19 @@ struct GrammarExporter {
             return .seq([body, marker(closeText)])
         }
         let edge: CharacterClass? = t.stripsNewlines ? CharacterClass("\n") : nil
-        let region = TextRegion(
-            excluded: t.valueExcludes, end: closeText, minCharacters: max(minimum, s["minLength"]?.intValue ?? 0),
-            maxCharacters: s["maxLength"]?.intValue, noEdge: edge)
-        return values.text(region, at: path)
+        let minCharacters = max(minimum, s["minLength"]?.intValue ?? 0)
+        let maxCharacters = s["maxLength"]?.intValue
+        guard t.cdata else {
+            let region = TextRegion(
+                excluded: t.valueExcludes, end: closeText, minCharacters: minCharacters, maxCharacters: maxCharacters, noEdge: edge)
+            return values.text(region, at: path)
+        }
+        let open = String(decoding: TextValueScanner.cdataOpen, as: UTF8.self)
+        let end = String(decoding: TextValueScanner.cdataClose, as: UTF8.self)
+        let plain = TextRegion(excluded: t.valueExcludes + ["<", "&", "\n"], end: closeText,
+                               minCharacters: minCharacters, maxCharacters: maxCharacters, noEdge: edge)
+        let section = TextRegion(excluded: [end], end: end + closeText, minCharacters: minCharacters, maxCharacters: maxCharacters)
+        return .oneOf([values.text(plain, at: path), .seq([.literal(open), values.text(section, at: path)])])
     }
 
     /// Members in order, each required or optional, with `separator` between two written ones.

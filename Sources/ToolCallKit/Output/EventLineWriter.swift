@@ -6,7 +6,9 @@
 /// With ``Mode/events(raw:)`` every event is one JSON object (``EventJSONEncoder``). With
 /// ``Mode/openAI(_:)`` the events become `chat.completion.chunk` lines
 /// (``OpenAIChunkEncoder``); rejections are not chunks there but *diagnostics*, one JSON event
-/// line each, which the command-line tool writes to standard error.
+/// line each, which the command-line tool writes to standard error. ``Mode/responses(_:)``
+/// and ``Mode/anthropic(_:)`` write the Responses and Anthropic streaming events, with
+/// rejections as diagnostics too.
 ///
 /// Every line ends with a newline (`\n`). The writer keeps the per-stream state of the OpenAI
 /// encoder, so one writer serves one stream. It appends to the caller's buffers and never
@@ -18,6 +20,10 @@ public struct EventLineWriter: Sendable {
         case events(raw: Bool)
         /// OpenAI streaming chunks, from this encoder (its id, creation time and model name).
         case openAI(OpenAIChunkEncoder)
+        /// OpenAI Responses API streaming events (``ResponsesEventEncoder``).
+        case responses(ResponsesEventEncoder)
+        /// Anthropic Messages API streaming events (``AnthropicEventEncoder``).
+        case anthropic(AnthropicEventEncoder)
     }
 
     private var mode: Mode
@@ -59,6 +65,29 @@ public struct EventLineWriter: Sendable {
                 }
             }
             mode = .openAI(encoder)
+        case .responses(var encoder):
+            mode = .events(raw: false)
+            do {
+                let encoded = encoder.encode(e)
+                Self.append(encoded.lines, to: &lines)
+                Self.append(encoded.diagnostics, to: &diagnostics)
+            }
+            mode = .responses(encoder)
+        case .anthropic(var encoder):
+            mode = .events(raw: false)
+            do {
+                let encoded = encoder.encode(e)
+                Self.append(encoded.lines, to: &lines)
+                Self.append(encoded.diagnostics, to: &diagnostics)
+            }
+            mode = .anthropic(encoder)
+        }
+    }
+
+    private static func append(_ encoded: [String], to out: inout [UInt8]) {
+        for line in encoded {
+            out.append(contentsOf: line.utf8)
+            out.append(0x0A)
         }
     }
 }

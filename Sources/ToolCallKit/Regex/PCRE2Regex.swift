@@ -50,6 +50,8 @@ public struct PCRE2Error: Error, CustomStringConvertible, Sendable, Equatable {
         public static let multiline = Options(rawValue: PCRE2_MULTILINE)
         /// Patterns and subjects are UTF-8 (invalid subjects are matched, not rejected).
         public static let utf = Options(rawValue: PCRE2_UTF | PCRE2_MATCH_INVALID_UTF)
+        /// A match must start where the search starts (compiled in, so JIT matching serves it).
+        public static let anchored = Options(rawValue: PCRE2_ANCHORED)
         /// `$` matches only at the very end, not before a final newline (as in ECMA-262).
         public static let dollarEndOnly = Options(rawValue: PCRE2_DOLLAR_ENDONLY)
         /// `\w`, `\d`, `\s`, `\b` and POSIX classes use Unicode properties (with ``utf``), as
@@ -113,6 +115,15 @@ public struct PCRE2Error: Error, CustomStringConvertible, Sendable, Equatable {
         return Int(n)
     }
 
+    /// The most characters (not bytes) a lookbehind of the pattern moves back; `\b`, `\B` and
+    /// `\A` count as one. A nested lookbehind, or `\b` at the start of one, can reach further
+    /// than this (pcre2api(3), PCRE2_INFO_MAXLOOKBEHIND).
+    public var maxLookbehind: Int {
+        var n: UInt32 = 0
+        _ = unsafe pcre2_pattern_info_8(code, UInt32(PCRE2_INFO_MAXLOOKBEHIND), &n)
+        return Int(n)
+    }
+
     /// The named capture groups: name to group number.
     public var namedGroups: [String: Int] {
         var count: UInt32 = 0
@@ -148,6 +159,13 @@ public struct PCRE2Error: Error, CustomStringConvertible, Sendable, Equatable {
     /// matches.
     public func makeMatcher(matchLimit: UInt32) -> PCRE2Matcher {
         PCRE2Matcher(self, matchLimit: min(matchLimit, self.matchLimit))
+    }
+
+    /// A matcher whose matches may take up to `matchLimit` steps, more than this pattern's own
+    /// ``matchLimit`` if need be: for a caller that lets a match read further than usual and
+    /// bounds its work by what it reads.
+    public func makeMatcher(raisingLimitTo matchLimit: UInt32) -> PCRE2Matcher {
+        PCRE2Matcher(self, matchLimit: max(matchLimit, self.matchLimit))
     }
 
     /// Convenience: whether `subject` contains a match (a fresh matcher each call).
@@ -206,19 +224,36 @@ public struct PCRE2Error: Error, CustomStringConvertible, Sendable, Equatable {
     ///   - partial: report a hard partial match when the subject ends inside a possible match
     ///     (for scanning a stream chunk by chunk; in UTF mode, hold back an unfinished character first).
     ///   - notBOL: the subject's first byte is not the start of the text (`^` cannot match there).
-    /// - Returns: the match, a partial match, or no match.
+    ///   - anchored: only a match that starts at `start` counts.
+    ///   - notEmptyAtStart: an empty match at `start` does not count (other matches there, and
+    ///     empty ones later, do).
+    /// - Returns: the match, a partial match (its `start` is where the cut-off attempt began),
+    ///   or no match.
     /// - Throws: ``PCRE2Error`` when the match or depth limit was hit, or on another match error.
     ///
     /// The corresponding C function is `pcre2_match`.
-    public func match(_ subject: [UInt8], from start: Int = 0, partial: Bool = false, notBOL: Bool = false)
-        throws(PCRE2Error) -> Result
-    {
-        let options: UInt32 = (partial ? PCRE2_PARTIAL_HARD : 0) | (notBOL ? PCRE2_NOTBOL : 0)
-        let rc = unsafe subject.withUnsafeBufferPointer { buf in
-            unsafe pcre2_match_8(
-                regex.code, buf.baseAddress ?? UnsafePointer(bitPattern: 1), buf.count, start, options, data,
-                context ?? regex.context)
+    public func match(
+        _ subject: [UInt8], from start: Int = 0, partial: Bool = false, notBOL: Bool = false, anchored: Bool = false,
+        notEmptyAtStart: Bool = false
+    ) throws(PCRE2Error) -> Result {
+        try unsafe subject.withUnsafeBufferPointer { buf throws(PCRE2Error) in
+            try unsafe match(
+                buf, from: start, partial: partial, notBOL: notBOL, anchored: anchored, notEmptyAtStart: notEmptyAtStart)
         }
+    }
+
+    /// ``match(_:from:partial:notBOL:anchored:notEmptyAtStart:)`` on bytes the caller holds
+    /// (a slice of a larger buffer, without a copy). Offsets are relative to `subject`.
+    public func match(
+        _ subject: UnsafeBufferPointer<UInt8>, from start: Int = 0, partial: Bool = false, notBOL: Bool = false,
+        anchored: Bool = false, notEmptyAtStart: Bool = false
+    ) throws(PCRE2Error) -> Result {
+        let options: UInt32 =
+            (partial ? PCRE2_PARTIAL_HARD : 0) | (notBOL ? PCRE2_NOTBOL : 0) | (anchored ? PCRE2_ANCHORED : 0)
+            | (notEmptyAtStart ? PCRE2_NOTEMPTY_ATSTART : 0)
+        let rc = unsafe pcre2_match_8(
+            regex.code, subject.baseAddress ?? UnsafePointer(bitPattern: 1), subject.count, start, options, data,
+            context ?? regex.context)
         let ovector = unsafe pcre2_get_ovector_pointer_8(data)!
         if rc == PCRE2_ERROR_NOMATCH { return .noMatch }
         if rc == PCRE2_ERROR_PARTIAL { return .partial(start: unsafe ovector[0]) }

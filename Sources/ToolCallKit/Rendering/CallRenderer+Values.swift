@@ -4,13 +4,11 @@
 extension CallRenderer {
     // MARK: - Leading text
 
-    /// Text before the calls must stay text: it may not hold one of the format's markers (it
-    /// would be read as markup). (Rules of one format, such as `llama3`'s bare call at the start
-    /// of the output, are checked by its renderer.)
-    ///
-    /// With tools declared, `json` and `llama3` also read a bare call object naming a declared
-    /// tool anywhere in the text as a call; that depends on the tools, which rendering does not
-    /// know, so it is not checked.
+    /// Text before the calls must stay text: it may not hold one of the format's markers that
+    /// count anywhere (it would be read as markup). This is the quick check, with the marker in
+    /// the message; ``checkTextReadsBack(_:_:textCount:)`` is the complete one. (Rules of one
+    /// format, such as `llama3`'s bare call at the start of the output, are checked by its
+    /// renderer.)
     static func checkText(_ format: ToolCallFormat, _ text: String) throws(RenderError) {
         guard !text.isEmpty else { return }
         let bytes = Array(text.utf8)
@@ -21,6 +19,61 @@ extension CallRenderer {
                 let m = String(decoding: marker.bytes, as: UTF8.self)
                 throw RenderError(index: nil, name: nil, reason: "it holds \(format.rawValue)'s marker \(m), which would be read as markup")
             }
+        }
+    }
+
+    /// The text of the rendered output `out` (its first `textCount` bytes, or its last where
+    /// the format's layout writes the text after the calls, as Gemma 4's template does) decodes
+    /// as that text and nothing else, however it is read: with reasoning separated, and with
+    /// tools that declare every name (the widest reading: a bare call object naming any tool, a
+    /// marker that counts only with tools or only at the start, a reasoning marker, a candidate
+    /// such as pythonic's `[`). No event but text covers a byte of the text, and a leading text
+    /// does not read on into the calls after it: the bytes up to the first event that is not
+    /// text are the text and the white space after it.
+    ///
+    /// A decoder leaves text only at a marker, so a text without any first byte of the format's
+    /// markers (call and reasoning markers) needs no decoding.
+    static func checkTextReadsBack(_ format: ToolCallFormat, _ out: [UInt8], textCount: Int) throws(RenderError) {
+        guard textCount > 0, out.count >= textCount else { return }
+        let after = format.definition.layout?.textAfter ?? false
+        let lo = after ? out.count - textCount : 0
+        let hi = lo + textCount
+        var firsts = [Bool](repeating: false, count: 256)
+        for m in format.definition.markerTexts + format.definition.reasoningMarkerTexts + format.definition.reasoning.endedBy {
+            if let b = m.utf8.first { firsts[Int(b)] = true }
+        }
+        guard out[lo..<hi].contains(where: { firsts[Int($0)] }) else { return }
+        var decoder = ToolCallDecoder(format: format, tools: .everyName, options: ToolCallDecoder.Options(rawSpans: true, reasoning: true))
+        var events = decoder.feed(out)
+        decoder.finish(into: &events)
+        func shown(_ from: Int) -> String {
+            JSONValue.string(String(decoding: out[from..<min(out.count, from + 40)], as: UTF8.self)).jsonText
+        }
+        // Where the first event that is not text starts, at or past the text's end.
+        var next = out.count
+        var at = 0
+        for e in events {
+            guard let raw = e.rawBytes else { continue }
+            let start = at
+            at += raw.count
+            let what: String
+            switch e {
+            case .text: continue
+            case .reasoning: what = "reasoning"
+            case .toolCall: what = "a tool call"
+            case .rejected(let r): what = "a rejected call (\(r.reason.rawValue))"
+            case .markup: what = "markup"
+            case .toolCallStart, .toolCallDelta, .end: continue
+            }
+            if at > lo && start < hi {
+                let from = max(start, lo)
+                throw RenderError(index: nil, name: nil, reason: "\(format.rawValue)'s decoder reads \(shown(from)) (from byte \(from - lo) of the text) as \(what), not text, and the format has no escape for text")
+            }
+            if start >= hi && next == out.count { next = start }
+        }
+        // A leading text, then only white space, before the first event that is not text.
+        if !after, hi < next, !out[hi..<next].allSatisfy(JSONReader.isSpace) {
+            throw RenderError(index: nil, name: nil, reason: "it ends in something \(format.rawValue)'s decoder reads on into the calls after it (\(shown(hi)) is read as text), and the format has no escape for text")
         }
     }
 

@@ -12,7 +12,8 @@
 /// which calls a model may make.
 enum CallRenderer {
     /// Checks what every format needs (a name, an object of arguments, text without markers),
-    /// then hands over to the format's own renderer.
+    /// hands over to the format's own renderer, then checks that the leading text decodes as
+    /// that text (``checkTextReadsBack(_:_:textCount:)``).
     static func render(_ format: ToolCallFormat, _ calls: [RenderedCall], text: String?) throws(RenderError) -> [UInt8] {
         let text = text ?? ""
         try checkText(format, text)
@@ -23,7 +24,9 @@ enum CallRenderer {
             }
             if let problem = valueProblem(call.arguments, depth: 0) { throw RenderError(index: i, name: call.name, reason: problem) }
         }
-        return try format.definition.renderer.render(format, calls, text)
+        let out = try format.definition.renderer.render(format, calls, text)
+        try checkTextReadsBack(format, out, textCount: text.utf8.count)
+        return out
     }
 
     /// The deepest argument nesting rendered: the decoder's default cap (512 levels) less what

@@ -18,7 +18,10 @@ extension ToolCallFormat {
                 name: Self.responseTemplateName,
                 summary: "A Hugging Face response template (tokenizer_config.json `response_template`).",
                 grammar: { context in
-                    TemplateGrammar(template: template, prefix: TemplateGrammar.promptTail(context.prompt, template: template))
+                    TemplateGrammar(
+                        template: template,
+                        prefix: TemplateGrammar.promptTail(context.prompt, template: template, callBytes: context.callBytes),
+                        callBytes: context.callBytes)
                 },
                 inference: InferenceDeclaration(),
                 renderer: FormatRenderer(render: { _, _, _ throws(RenderError) in

@@ -30,6 +30,9 @@ public struct ResponseTemplate: Sendable {
     /// An anchor that opens or closes a region (a reference: the scan reads it per step).
     final class Anchor: Sendable {
         let regex: PCRE2Regex
+        /// The same pattern compiled anchored (a pattern anchor's, nil for a literal): one
+        /// attempt at a given position, with JIT matching.
+        let anchoredRegex: PCRE2Regex?
         /// The literals, for a literal anchor (nil for a pattern).
         let literals: [[UInt8]]?
         /// Whether one literal is a strict prefix of another (a match at the end of the bytes
@@ -41,12 +44,26 @@ public struct ResponseTemplate: Sendable {
         let sortedLiterals: [[UInt8]]?
         /// The bytes a literal anchor's literals begin with.
         let firstBytes: ByteSet
+        /// How many bytes before a search's start the pattern may read (lookbehinds, `\b`,
+        /// `^` in multiline mode), with room to spare: each search is given that many bytes
+        /// of what came before, so its result does not depend on where the stream was cut.
+        /// Zero for a literal anchor.
+        let contextBytes: Int
+        /// The pattern is one lookahead (`(?=…)`, `(?!…)`): it writes no bytes, and decides by
+        /// what follows. At the first byte of the text it may look as far as the call cap.
+        let isLookahead: Bool
 
-        init(regex: PCRE2Regex, literals: [[UInt8]]?, canExtend: Bool, groups: [(name: String, number: Int)]) {
+        init(
+            regex: PCRE2Regex, literals: [[UInt8]]?, canExtend: Bool, groups: [(name: String, number: Int)],
+            contextBytes: Int = 0, isLookahead: Bool = false, anchoredRegex: PCRE2Regex? = nil
+        ) {
+            self.isLookahead = isLookahead
+            self.anchoredRegex = anchoredRegex
             self.regex = regex
             self.literals = literals
             self.canExtend = canExtend
             self.groups = groups
+            self.contextBytes = contextBytes
             self.sortedLiterals = literals?.sorted { String(decoding: $0, as: UTF8.self).unicodeScalars.count > String(decoding: $1, as: UTF8.self).unicodeScalars.count }
             self.firstBytes = ByteSet(literals?.compactMap(\.first) ?? [])
         }
@@ -105,6 +122,14 @@ public struct ResponseTemplate: Sendable {
     public var reasoningField: String? { fields.first { $0.role == .reasoning }?.name }
     /// The field names, in template order.
     public var fieldNames: [String] { fields.map(\.name) }
+
+    /// How far an anchor pattern's match may reach, in bytes: the stream is cut into segments
+    /// of this size, and a match that begins in one segment must be decided (its bytes and
+    /// whatever its lookaheads read) before the end of the next. A smaller call cap lowers it
+    /// (to a quarter of the cap), so that what a pending match holds stays under the cap.
+    /// A pattern that is one lookahead may reach as far as the call cap when it is tried at the
+    /// first byte of the text (it decides which region the output begins in).
+    static let reach = 4096
 
     /// Patterns' limits: at most this many backtracking steps, and this depth, per match.
     static let matchLimit: UInt32 = 1_000_000
@@ -277,18 +302,31 @@ public struct ResponseTemplate: Sendable {
             guard case .string(let source) = pattern else {
                 throw ResponseTemplateError("\(scope): '\(patternKey)' must be a string, got \(kind(pattern))")
             }
-            let regex = try compile(translate(source), scope: scope, key: patternKey)
+            let translated = translate(source)
+            let regex = try compile(translated, scope: scope, key: patternKey)
+            let syntax = PatternSyntax(translated)
+            if let problem = syntax.anchorProblem { throw ResponseTemplateError("\(scope): \(patternKey) \(problem)") }
             let groups = regex.namedGroups.map { (name: $0.key, number: $0.value) }.sorted { $0.number < $1.number }
-            return Anchor(regex: regex, literals: nil, canExtend: false, groups: groups)
+            // A lookbehind moves back at most maxLookbehind characters, but a nested one, or a
+            // `\b` at its start, moves further: each lookbehind group is given that much again,
+            // plus one character for `\b`, `\A` and a multiline `^`; a character is at most 4
+            // bytes.
+            let characters = (syntax.lookbehinds + 1) * (regex.maxLookbehind + 1)
+            let anchored = try compile(translated, scope: scope, key: patternKey, anchored: true)
+            return Anchor(
+                regex: regex, literals: nil, canExtend: false, groups: groups, contextBytes: 4 * characters,
+                isLookahead: syntax.isLookahead, anchoredRegex: anchored)
         }
         return nil
     }
 
     /// Compiles a pattern as the template's patterns run: `.` matches newlines, UTF-8 with
     /// Unicode classes, and the match and depth limits set.
-    static func compile(_ source: String, scope: String, key: String) throws(ResponseTemplateError) -> PCRE2Regex {
+    static func compile(_ source: String, scope: String, key: String, anchored: Bool = false) throws(ResponseTemplateError) -> PCRE2Regex {
         do {
-            return try PCRE2Regex(source, options: [.dotAll, .utf, .ucp], matchLimit: matchLimit, depthLimit: depthLimit)
+            return try PCRE2Regex(
+                source, options: anchored ? [.dotAll, .utf, .ucp, .anchored] : [.dotAll, .utf, .ucp], matchLimit: matchLimit,
+                depthLimit: depthLimit)
         } catch {
             throw ResponseTemplateError("\(scope): \(key) is not a valid regular expression: \(error.description)")
         }

@@ -17,11 +17,14 @@ indirect enum TemplateContentParser: Sendable {
     case int(strip: Bool)
     case float(strip: Bool)
     case bool(strip: Bool)
-    case json(unquotedKeys: Bool, delims: [(PCRE2Regex, open: String)], allowNonJSON: Bool, strip: Bool)
-    case xmlInline(tag: PCRE2Regex, key: Int, value: Int?, valueParser: TemplateContentParser?, merge: Bool)
+    case json(unquotedKeys: Bool, delims: [(open: [UInt8], close: [UInt8])], allowNonJSON: Bool, strip: Bool)
+    case xmlInline(tag: LinearRegex, key: Int, value: Int?, valueParser: TemplateContentParser?, merge: Bool)
     case kvLines(lineSep: String, kvSep: String, valueParser: TemplateContentParser?, strip: Bool)
 
     static let names = ["bool", "float", "int", "json", "kv-lines", "text", "xml-inline"]
+
+    /// xml-inline's budget: matcher steps per byte of the region and instruction of the pattern.
+    static let stepsPerByte = 16
 
     /// Whether the parser's value is the region's text itself (it can stream).
     var isText: Bool {
@@ -61,16 +64,14 @@ indirect enum TemplateContentParser: Sendable {
         case "float": self = .float(strip: strip)
         case "bool": self = .bool(strip: strip)
         case "json":
-            var delims: [(PCRE2Regex, open: String)] = []
+            var delims: [(open: [UInt8], close: [UInt8])] = []
             if let d = args["string_delims"] {
                 guard let pairs = d.arrayValue else { throw ResponseTemplateError("\(scope): content_args.string_delims must be a list of [open, close] pairs") }
                 for p in pairs {
                     guard let two = p.arrayValue, two.count == 2, case .string(let o) = two[0], case .string(let c) = two[1],
                         !o.isEmpty, !c.isEmpty
                     else { throw ResponseTemplateError("\(scope): content_args.string_delims must be a list of [open, close] pairs of non-empty strings") }
-                    let re = try ResponseTemplate.compile(
-                        ResponseTemplate.escape(o) + "(.*?)" + ResponseTemplate.escape(c), scope: scope, key: "string_delims")
-                    delims.append((re, o))
+                    delims.append((Array(o.utf8), Array(c.utf8)))
                 }
             }
             self = .json(
@@ -80,10 +81,24 @@ indirect enum TemplateContentParser: Sendable {
             guard case .string(let source)? = args["tag_pattern"] else {
                 throw ResponseTemplateError("\(scope): xml-inline needs content_args.tag_pattern (a regular expression with groups 'key' and 'value')")
             }
-            let re = try ResponseTemplate.compile(ResponseTemplate.translate(source), scope: scope, key: "tag_pattern")
+            let translated = ResponseTemplate.translate(source)
+            // PCRE2 checks the syntax (its messages name the offset); the tag pattern then runs
+            // in the linear-time matcher, which must read it the same way.
+            let re = try ResponseTemplate.compile(translated, scope: scope, key: "tag_pattern")
             let groups = re.namedGroups
             guard let key = groups["key"] else { throw ResponseTemplateError("\(scope): tag_pattern must have a named group 'key'") }
-            self = .xmlInline(tag: re, key: key, value: groups["value"], valueParser: try valueParser(), merge: try bool("merge_duplicates", false))
+            let linear: LinearRegex
+            do {
+                linear = try LinearRegex(translated)
+            } catch {
+                throw ResponseTemplateError(
+                    "\(scope): tag_pattern uses \(error.construct), which xml-inline does not support (a tag pattern runs over the whole region in linear time: no lookarounds, back references, atomic groups, possessive quantifiers, recursion, conditionals, verbs, Unicode properties, POSIX classes, (?i) or (?x))"
+                )
+            }
+            guard linear.names == groups, linear.groupCount == re.captureCount + 1 else {
+                throw ResponseTemplateError("\(scope): tag_pattern: its groups could not be numbered as PCRE2 numbers them")
+            }
+            self = .xmlInline(tag: linear, key: key, value: groups["value"], valueParser: try valueParser(), merge: try bool("merge_duplicates", false))
         case "kv-lines":
             self = .kvLines(lineSep: try string("line_sep", "\n"), kvSep: try string("kv_sep", ":"), valueParser: try valueParser(), strip: strip)
         default:
@@ -112,12 +127,18 @@ indirect enum TemplateContentParser: Sendable {
             var out: [(key: String, value: JSONValue)] = []
             let bytes = Array(text.utf8)
             var from = 0
-            let m = tag.makeMatcher()
+            // Linear: each byte costs at most this many of the matcher's steps per instruction
+            // (a pattern whose matches each look far past their end could need more).
+            var budget = Self.stepsPerByte * (bytes.count + 1) * tag.program.count
             while from <= bytes.count {
-                let r: PCRE2Matcher.Result
-                do { r = try m.match(bytes, from: from) } catch { throw TemplateValueError("xml-inline: tag_pattern \(error.description)") }
-                guard case .match(let groups) = r, let whole = groups[0] else { break }
-                from = whole.isEmpty ? whole.upperBound + 1 : whole.upperBound
+                let found: [Range<Int>?]?
+                do {
+                    found = try tag.firstMatch(in: bytes, from: from, budget: &budget)
+                } catch {
+                    throw TemplateValueError("xml-inline: tag_pattern took more than \(Self.stepsPerByte) steps per byte and instruction over this region")
+                }
+                guard let groups = found, let whole = groups[0] else { break }
+                from = whole.isEmpty ? whole.upperBound + max(1, LinearRegex.scalar(at: whole.upperBound, in: bytes).1) : whole.upperBound
                 guard let kr = groups[key] else { throw TemplateValueError("xml-inline: the 'key' group did not take part in a match") }
                 let k = String(decoding: bytes[kr], as: UTF8.self)
                 let raw = valueGroup.flatMap { groups[$0] }.map { String(decoding: bytes[$0], as: UTF8.self) } ?? ""
@@ -160,16 +181,16 @@ indirect enum TemplateContentParser: Sendable {
     /// becomes a JSON string), then bare keys after `{` or `,` are quoted, then the result is
     /// read as JSON.
     static func json(
-        _ text: String, unquotedKeys: Bool, delims: [(PCRE2Regex, open: String)], allowNonJSON: Bool, strip: Bool
+        _ text: String, unquotedKeys: Bool, delims: [(open: [UInt8], close: [UInt8])], allowNonJSON: Bool, strip: Bool
     ) throws(TemplateValueError) -> JSONValue {
         if !delims.isEmpty && (text.contains("\u{01}") || text.contains("\u{02}")) {
             throw TemplateValueError("json: the text holds the bytes 0x01 or 0x02, which the string delimiters need")
         }
         var working = Array(text.utf8)
         var captured: [[UInt8]] = []
-        for (re, _) in delims {
-            working = try replaceAll(re, in: working) { bytes, groups in
-                captured.append(groups[1].map { Array(bytes[$0]) } ?? [])
+        for (open, close) in delims {
+            working = replaceDelimited(open, close, in: working) { inner in
+                captured.append(inner)
                 return [0x01] + Array(String(captured.count - 1).utf8) + [0x02]
             }
         }
@@ -201,6 +222,36 @@ indirect enum TemplateContentParser: Sendable {
             if allowNonJSON { return .string(strip ? PythonText.strip(text) : text) }
             throw TemplateValueError("json: the region is not JSON (\(error.message))")
         }
+    }
+
+    /// Every `open … close` run of `bytes` (the first `close` after each `open`, left to right),
+    /// replaced: what the pattern `open(.*?)close` finds, by two literal searches. When an
+    /// `open` has no `close` after it, no later one has either: the search stops there, so it
+    /// is linear however many unclosed openers the text holds.
+    static func replaceDelimited(_ open: [UInt8], _ close: [UInt8], in bytes: [UInt8], _ replace: ([UInt8]) -> [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var copied = 0
+        var from = 0
+        while let o = firstIndex(of: open, in: bytes, from: from), let c = firstIndex(of: close, in: bytes, from: o + open.count) {
+            out += bytes[copied..<o]
+            out += replace(Array(bytes[(o + open.count)..<c]))
+            copied = c + close.count
+            from = copied
+        }
+        out += bytes[copied...]
+        return out
+    }
+
+    /// Where `needle` first occurs in `bytes` at or after `from`.
+    static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from: Int) -> Int? {
+        guard let first = needle.first, needle.count <= bytes.count else { return nil }
+        var i = from
+        let last = bytes.count - needle.count
+        while i <= last {
+            if bytes[i] == first && bytes[i..<(i + needle.count)].elementsEqual(needle) { return i }
+            i += 1
+        }
+        return nil
     }
 
     /// `(?<=[{,])(\w+):`, as the bare-key dialect finds keys.

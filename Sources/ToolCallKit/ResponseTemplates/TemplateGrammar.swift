@@ -5,18 +5,35 @@
 ///
 /// The scan follows the template's rules. Outside an explicit region it watches every open
 /// anchor and the implicit region's close; inside one, only that region's close. Each watched
-/// pattern is searched from the scan position with PCRE2's hard partial matching: a match that
-/// the end of the received bytes cuts (or that more bytes could still lengthen: a pattern, or a
-/// literal that another literal extends, ending at the last byte) is *pending*, and nothing at
-/// or after the earliest pending start is decided. Of the decided matches the earliest wins,
-/// then the longest, then opens before closes, then the field name. At the end of the stream
-/// every match is decided.
+/// anchor is searched from the scan position: a literal by a byte scan, a pattern with PCRE2's
+/// hard partial matching. A match that the end of the received bytes cuts (or that more bytes
+/// could still lengthen: a pattern, or a literal that another literal extends, ending at the
+/// last byte) is *pending*, and nothing at or after the earliest pending start is decided. Of
+/// the decided matches the earliest wins, then the longest, then opens before closes, then
+/// the field name. At the end of the stream every match is decided.
 ///
-/// Because a decision never depends on where the input was cut, the events are the same at
-/// every chunking. Text and reasoning regions stream as their bytes are decided; a tool-call
-/// (or other) region is held until it closes, then parsed, transformed and typed by the tools'
-/// schemas. Only the bytes since the last decided position are searched again when a chunk
-/// arrives (plus the bytes of a pending match), never the whole stream.
+/// Three rules keep every pattern linear and the events the same at every chunking:
+///
+/// - **Reach.** The text is cut into segments of ``segment`` bytes (from the first byte of the
+///   prompt's tail). A pattern's attempt that begins in one segment must be decided before the
+///   end of the next: an attempt that needs a byte there is *given up*, and so is the rest of
+///   its segment for that anchor (the search goes on at the next segment). A pattern that is
+///   one lookahead may reach as far as the call cap when tried at the very first byte, so a
+///   template can decide which region the output begins in from a close tag far ahead (TRL's
+///   DeepSeek-R1 and Nemotron 3 templates open reasoning with `(?=[\s\S]*?</think>)`).
+///   Everywhere else a pending match holds back at most two segments. The bytes a pending
+///   match holds are searched again only when their count has doubled, so each byte costs a
+///   bounded number of steps, however long the stream.
+/// - **Context.** Each search is given the bytes before its start that the pattern may read
+///   (``ResponseTemplate/Anchor/contextBytes``: lookbehinds, `\b`, a multiline `^`); `^` and
+///   `\A` match only at the first byte of the text. Constructs whose result depends on where a
+///   search begins (`\G`, `\K`, `(*COMMIT)`) are refused when the template loads.
+/// - **Progress.** A zero-width match is not taken at the position where the previous
+///   zero-width match was taken (the search there looks for a longer match, or a later one),
+///   so every step of the scan consumes a byte or takes a non-empty anchor.
+///
+/// Text and reasoning regions stream as their bytes are decided; a tool-call (or other) region
+/// is held until it closes, then parsed, transformed and typed by the tools' schemas.
 ///
 /// Caps: a held region larger than the decoder's call cap is rejected (`too_large`) and the
 /// rest of it skipped in 64 KiB pieces; a pattern that hits its match or depth limit rejects
@@ -27,6 +44,11 @@ struct TemplateGrammar: CallGrammar {
     /// stream starts in the region the prompt left open. Its bytes are context, not output:
     /// they produce no events.
     let prefix: [UInt8]
+    /// The segment size of the reach rule (``ResponseTemplate/reach``, or a quarter of the call
+    /// cap when that is smaller).
+    let segment: Int
+    /// How far the attempt at the first byte may reach (the call cap past the prompt's tail).
+    let startReach: Int
 
     var markers: [Marker] { [] }
     var skipRule: SkipRule { .before([]) }
@@ -40,7 +62,8 @@ struct TemplateGrammar: CallGrammar {
     private var captures: [(key: String, value: JSONValue)] = []
     /// Where the held region's body begins (a scan position).
     private var bodyStart = 0
-    /// The scan position: prefix bytes first (0 ..< prefix.count), then the stream.
+    /// The scan position: prefix bytes first (0 ..< prefix.count), then the stream (a stream
+    /// byte at offset k is at position prefix.count + k).
     private var pos = 0
     /// The end of the last reported action (a stream offset).
     private var accounted = 0
@@ -52,6 +75,13 @@ struct TemplateGrammar: CallGrammar {
     private var oversized = false
     /// A pattern hit its limit: the rest of the stream is rejected.
     private var failure: String?
+    /// Where the last zero-width match was taken (-1: none yet).
+    private var zeroWidthAt = -1
+    /// The last bytes before the scan position (up to ``contextBytes``): what a pattern may
+    /// read before a search's start once the decoder has dropped them.
+    private var tail: [UInt8] = []
+    /// The most context any watched pattern reads before a search's start.
+    private let contextBytes: Int
 
     /// The anchors that matter outside every explicit region: every open anchor and the
     /// implicit region's close.
@@ -62,12 +92,20 @@ struct TemplateGrammar: CallGrammar {
     /// watched anchor is a pattern).
     private let outsideFirst: ByteSet?
     private let insideFirst: [ByteSet?]
-    private var cacheFrom: [Int]
-    private var cacheFound: [Found]
+    /// Each anchor's search (index field * 2 + kind), kept while it holds.
+    private var searches: [Search]
+    /// Each pattern anchor's match data (same index), made at its first search.
+    private var matchers: [MatcherBox?]
+    /// Where a search's bytes are copied when the window does not hold them all (the context
+    /// before its start is in ``tail``).
+    private var scratch = ScratchBuffer()
 
-    init(template: ResponseTemplate, prefix: [UInt8]) {
+    init(template: ResponseTemplate, prefix: [UInt8], callBytes: Int = .max) {
         self.template = template
         self.prefix = prefix
+        self.segment = Self.segment(callBytes: callBytes)
+        let (sum, overflow) = prefix.count.addingReportingOverflow(callBytes)
+        self.startReach = max(overflow ? .max : sum, 2 * segment)
         self.current = template.implicit
         var outside: [(Kind, Int)] = []
         for (k, field) in template.fields.enumerated() where field.open != nil { outside.append((.open, k)) }
@@ -84,20 +122,57 @@ struct TemplateGrammar: CallGrammar {
         }
         self.outsideFirst = firstBytes(outside)
         self.insideFirst = self.inside.map(firstBytes)
-        self.cacheFrom = Array(repeating: -1, count: template.fields.count * 2)
-        self.cacheFound = Array(repeating: .none, count: template.fields.count * 2)
+        self.searches = Array(repeating: Search(), count: template.fields.count * 2)
+        self.matchers = Array(repeating: nil, count: template.fields.count * 2)
+        var context = 0
+        for field in template.fields {
+            context = max(context, field.open?.contextBytes ?? 0, field.close?.contextBytes ?? 0)
+        }
+        self.contextBytes = context
+    }
+
+    /// The segment size for a call cap: ``ResponseTemplate/reach``, or a quarter of a smaller
+    /// cap (at least 16 bytes).
+    static func segment(callBytes: Int) -> Int {
+        max(16, min(ResponseTemplate.reach, callBytes / 4))
     }
 
     /// The prompt's tail after the last match of the template's start anchor (all of it when
-    /// the anchor does not occur).
-    static func promptTail(_ prompt: [UInt8], template: ResponseTemplate) -> [UInt8] {
-        let m = template.startAnchor.regex.makeMatcher()
-        var from = 0
+    /// the anchor does not occur). The search keeps the reach rule, so a start anchor costs
+    /// the prompt's length, whatever the pattern.
+    static func promptTail(_ prompt: [UInt8], template: ResponseTemplate, callBytes: Int = .max) -> [UInt8] {
+        let anchor = template.startAnchor
+        let w = segment(callBytes: callBytes)
+        let m = anchor.regex.makeMatcher()
+        var x = 0
         var lastEnd: Int?
-        while from <= prompt.count {
-            guard case .match(let g)? = try? m.match(prompt, from: from), let r = g[0] else { break }
-            lastEnd = r.upperBound
-            from = r.isEmpty ? r.upperBound + 1 : r.upperBound
+        var zeroAt = -1
+        while x <= prompt.count {
+            var bound = (x / w + 2) * w
+            // On a character's first byte (see ``Scan/characterStart(_:after:)``).
+            while bound < prompt.count && bound > x && bound > (x / w + 2) * w - 3 && prompt[bound] & 0xC0 == 0x80 { bound -= 1 }
+            let end = min(prompt.count, bound)
+            let lo = max(0, x - anchor.contextBytes)
+            let found = try? unsafe prompt.withUnsafeBufferPointer { all throws(PCRE2Error) in
+                try unsafe m.match(
+                    UnsafeBufferPointer(rebasing: all[lo..<end]), from: x - lo, partial: end < prompt.count, notBOL: lo > 0,
+                    notEmptyAtStart: x == zeroAt)
+            }
+            guard let found else { break }
+            switch found {
+            case .match(let g):
+                let r = g[0]!
+                lastEnd = lo + r.upperBound
+                if r.isEmpty { zeroAt = lo + r.lowerBound }
+                x = lo + r.upperBound
+            case .partial(let at):
+                // Given up: the rest of its segment, or (in the next segment) from there on.
+                let s = lo + at
+                let segmentEnd = (x / w + 1) * w
+                x = s < segmentEnd ? segmentEnd : s
+            case .noMatch:
+                if end == prompt.count { x = prompt.count + 1 } else { x = end }
+            }
         }
         guard let lastEnd else { return prompt }
         return Array(prompt[lastEnd...])
@@ -111,59 +186,226 @@ struct TemplateGrammar: CallGrammar {
 
     mutating func finish(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {}
 
-    // MARK: - Scanning
+    // MARK: - Searching
 
     enum Kind: Int, Sendable { case open = 0, close = 1 }
 
-    enum Found: Sendable {
-        /// A complete match; `groups` (a pattern's, group 0 first) is nil for a literal.
-        case match(Range<Int>, groups: [Range<Int>?]?)
-        case partial(Int)
+    /// What an anchor's search has found so far.
+    enum Outcome: Sendable {
+        /// No match before ``Search/resume``.
         case none
+        /// An attempt at this position could still match (or change) with more bytes.
+        case pending(Int)
+        /// A decided match; `groups` (a pattern's, group 0 first) is nil for a literal.
+        case match(Range<Int>, groups: [Range<Int>?]?)
     }
 
-    /// Searches `anchor` in the step's bytes from `from`: literals directly, patterns with PCRE2
-    /// (hard partial matching unless the stream has ended).
-    private static func search(_ anchor: ResponseTemplate.Anchor, _ s: inout Scan, from: Int, partial: Bool) throws(PCRE2Error) -> Found {
-        if let lits = anchor.sortedLiterals {
-            var i = from
-            let end = s.end
-            // The stream's bytes are stepped over in the window's storage until one can begin
-            // a literal (the prompt tail's, if any, go through `byte`).
-            let storage = s.window.storage
-            let shift = s.base &- s.p0 &- s.window.base
-            let streamFrom = max(0, s.p0 &- s.base)
-            while i < end {
-                if i >= streamFrom {
-                    while i < end && !anchor.firstBytes.contains(storage[i &+ shift]) { i &+= 1 }
-                    if i == end { break }
+    /// One anchor's search, carried from step to step. It begins where the anchor comes to be
+    /// watched with no search that holds, which is always where a match was taken (or the
+    /// first byte): so it begins at the same position at every chunking. It holds, and goes on
+    /// from ``resume`` as bytes arrive, until the scan passes ``resume``, which only a match
+    /// taken past it does. (Positions the scan stops at in between, a chunk's end or another
+    /// anchor's pending start, are not new beginnings: which parts of a segment were given up
+    /// depends on where the search began.)
+    struct Search: Sendable {
+        /// The first attempt that did not simply fail: a match, a pending attempt, or one
+        /// given up at its reach.
+        var first = Int.max
+        /// Where the search goes on (-1: not searched).
+        var resume = -1
+        /// The end of the bytes when it was last searched.
+        var seen = -1
+        var outcome = Outcome.none
+        /// The attempt at the first byte (with its own reach) was decided.
+        var startDone = false
+
+        func holds(at p: Int) -> Bool { resume >= 0 && p <= resume }
+    }
+
+    /// How far an attempt that begins at `s` (not the first byte) may reach: the end of the
+    /// segment after its own.
+    @inline(__always)
+    private func bound(_ s: Int) -> Int { (s / segment + 2) * segment }
+
+    /// Brings the search of anchor `k` up to date for a scan at `p` with the bytes up to `end`.
+    private mutating func update(_ k: Int, _ anchor: ResponseTemplate.Anchor, at p: Int, end: Int, isFinal: Bool, _ s: Scan)
+        throws(PCRE2Error)
+    {
+        if !searches[k].holds(at: p) {
+            searches[k] = Search()
+            searches[k].resume = p
+        } else if !isFinal {
+            guard end > searches[k].seen else { return }
+            switch searches[k].outcome {
+            case .match:
+                return
+            case .none:
+                break
+            case .pending(let at):
+                // A pattern's pending attempt is tried again once the bytes it has seen have
+                // doubled (or it reached its bound): its searches cost at most twice its reach.
+                if anchor.literals == nil {
+                    let span = end - at
+                    let last = searches[k].seen - at
+                    let limit = at == 0 && anchor.isLookahead && !searches[k].startDone ? startReach : bound(at)
+                    if span > 64 && span < 2 * last && end < limit { return }
                 }
-                let b = s.byte(i)
-                if anchor.firstBytes.contains(b) {
-                    for lit in lits {
-                        var k = 1
-                        var matched = lit[0] == b
-                        while matched && k < lit.count {
-                            if i + k >= end {
-                                // The bytes end inside this literal: more could complete it.
-                                if partial { return .partial(i) }
-                                matched = false
-                                break
-                            }
-                            if s.byte(i + k) != lit[k] { matched = false }
-                            k += 1
+            }
+        } else if case .match = searches[k].outcome {
+            return
+        }
+        defer { searches[k].seen = end }
+        if let lits = anchor.sortedLiterals {
+            let x = searches[k].resume
+            switch Self.findLiteral(anchor, lits, s, from: x, end: end, partial: !isFinal) {
+            case .match(let r, _):
+                settle(k, .match(r, groups: nil), at: r.lowerBound)
+            case .pending(let at):
+                settle(k, .pending(at), at: at)
+            case .none:
+                searches[k].outcome = .none
+                searches[k].resume = end
+            }
+            return
+        }
+        var x = searches[k].resume
+        search: while x <= end {
+            let first = x == 0 && !searches[k].startDone && anchor.isLookahead
+            // The reach ends on a character's first byte: a search cut inside a character
+            // would meet an invalid sequence there, which stops every attempt short of it.
+            let limit = s.characterStart(first ? startReach : bound(x), after: x)
+            let subjectEnd = min(end, limit)
+            // Hard partial matching, also at the end of the stream: an attempt that reads to
+            // the last byte is then tried alone (below), so the search never tries every
+            // start of a segment against the end (the square of a segment). The first byte's
+            // lookahead, alone already, is matched whole at the end.
+            let partial = !(isFinal && first && limit >= end)
+            var givenUp: Int
+            switch try search(k, anchor, s, from: x, end: subjectEnd, partial: partial, anchored: first) {
+            case .match(let r, let g):
+                if !isFinal && subjectEnd == end && Self.canGrow(anchor, r, end) {
+                    settle(k, .pending(r.lowerBound), at: r.lowerBound)
+                } else {
+                    settle(k, .match(r, groups: g), at: r.lowerBound)
+                }
+                return
+            case .pending(let at) where subjectEnd == end && end < limit:
+                if !isFinal {
+                    settle(k, .pending(at), at: at)
+                    return
+                }
+                // The stream has ended: the attempt that read to its end is decided on the
+                // whole text; if it fails, the rest of its segment is given up as at the reach.
+                if case .match(let r, let g) = try search(k, anchor, s, from: at, end: end, partial: false, anchored: true) {
+                    settle(k, .match(r, groups: g), at: r.lowerBound)
+                    return
+                }
+                givenUp = at
+            case .pending(let at):
+                // The attempt needs a byte past its reach: given up, with the rest of its
+                // segment (an attempt in the next segment has a longer reach: it is tried again).
+                givenUp = at
+            case .none:
+                if first {
+                    searches[k].startDone = true
+                    x = 1
+                } else if subjectEnd == end {
+                    x = end
+                    break search
+                } else {
+                    x = subjectEnd
+                }
+                continue search
+            }
+            searches[k].first = min(searches[k].first, givenUp)
+            if first {
+                searches[k].startDone = true
+                x = 1
+            } else {
+                let segmentEnd = (x / segment + 1) * segment
+                x = givenUp < segmentEnd ? segmentEnd : givenUp
+            }
+        }
+        searches[k].outcome = .none
+        searches[k].resume = max(x, end)
+    }
+
+    private mutating func settle(_ k: Int, _ outcome: Outcome, at: Int) {
+        searches[k].outcome = outcome
+        searches[k].first = min(searches[k].first, at)
+        searches[k].resume = at
+    }
+
+    /// Finds a literal anchor's first match in the bytes `from ..< end` (a match cut by `end`
+    /// is pending when `partial`).
+    private static func findLiteral(
+        _ anchor: ResponseTemplate.Anchor, _ lits: [[UInt8]], _ s: Scan, from: Int, end: Int, partial: Bool
+    ) -> Outcome {
+        var i = from
+        // The stream's bytes in the window are stepped over in its storage until one can begin
+        // a literal (the prompt tail's, if any, go through `byte`).
+        let storage = s.window.storage
+        let shift = -s.p0 - s.window.base
+        let streamFrom = s.p0 + s.window.base
+        while i < end {
+            if i >= streamFrom {
+                while i < end && !anchor.firstBytes.contains(storage[i &+ shift]) { i &+= 1 }
+                if i == end { break }
+            }
+            let b = s.byte(i)
+            if anchor.firstBytes.contains(b) {
+                for lit in lits {
+                    var k = 1
+                    var matched = lit[0] == b
+                    while matched && k < lit.count {
+                        if i + k >= end {
+                            // The bytes end inside this literal: more could complete it.
+                            if partial { return .pending(i) }
+                            matched = false
+                            break
                         }
-                        if matched { return .match(i..<(i + lit.count), groups: nil) }
+                        if s.byte(i + k) != lit[k] { matched = false }
+                        k += 1
+                    }
+                    if matched {
+                        let r = i..<(i + lit.count)
+                        if partial && canGrow(anchor, r, end) { return .pending(i) }
+                        return .match(r, groups: nil)
                     }
                 }
-                i += 1
             }
-            return .none
+            i += 1
         }
-        let subject = s.subject()
-        switch try anchor.regex.makeMatcher().match(subject, from: from, partial: partial, notBOL: s.base > 0) {
-        case .match(let g): return .match(g[0]!, groups: g)
-        case .partial(let at): return .partial(at)
+        return .none
+    }
+
+    /// One PCRE2 search of a pattern anchor from `x` over the bytes up to `end`, with the
+    /// context bytes before `x` the pattern may read.
+    private mutating func search(
+        _ k: Int, _ anchor: ResponseTemplate.Anchor, _ s: Scan, from x: Int, end: Int, partial: Bool, anchored: Bool
+    ) throws(PCRE2Error) -> Outcome {
+        let lo = max(0, x - anchor.contextBytes)
+        let notEmpty = x == zeroWidthAt
+        // (An anchored attempt runs the pattern compiled anchored, which JIT matching serves,
+        // with a match limit that grows with what it may read.) An unanchored search reuses
+        // the anchor's match data.
+        let regex = anchored ? anchor.anchoredRegex ?? anchor.regex : anchor.regex
+        let box: MatcherBox
+        if anchored {
+            box = MatcherBox(regex.makeMatcher(raisingLimitTo: UInt32(clamping: 4 * (end - lo) + Int(ResponseTemplate.matchLimit))))
+        } else {
+            if matchers[k] == nil || !isKnownUniquelyReferenced(&matchers[k]) { matchers[k] = MatcherBox(regex.makeMatcher()) }
+            box = matchers[k]!
+        }
+        let matchAnchored = anchored && anchor.anchoredRegex == nil
+        if lo < s.p0 + s.window.base && !isKnownUniquelyReferenced(&scratch) { scratch = ScratchBuffer() }
+        let found = try unsafe s.withBytes(lo..<end, scratch: scratch) { subject throws(PCRE2Error) in
+            try unsafe box.matcher.match(
+                subject, from: x - lo, partial: partial, notBOL: lo > 0, anchored: matchAnchored, notEmptyAtStart: notEmpty)
+        }
+        switch found {
+        case .match(let g): return .match((lo + g[0]!.lowerBound)..<(lo + g[0]!.upperBound), groups: g.map { $0.map { (lo + $0.lowerBound)..<(lo + $0.upperBound) } })
+        case .partial(let at): return .pending(lo + at)
         case .noMatch: return .none
         }
     }
@@ -178,55 +420,42 @@ struct TemplateGrammar: CallGrammar {
             return
         }
         let streamFrom = max(0, pos - p0)
-        let end = isFinal ? w.end : UTF8Boundary.safeEnd(w, start: min(streamFrom, w.end), end: w.end)
-        if !isFinal, pos >= p0, streamFrom == accounted, end > streamFrom, plainRun(w, from: streamFrom, to: end) {
+        let streamEnd = isFinal ? w.end : UTF8Boundary.safeEnd(w, start: min(streamFrom, w.end), end: w.end)
+        let end = p0 + streamEnd
+        // The step owns the context tail (a swap, so that updating it copies nothing).
+        var s = Scan(p0: p0, prefix: prefix, window: w, tail: [], tailEnd: pos)
+        swap(&s.tail, &tail)
+        defer { swap(&tail, &s.tail) }
+        if !isFinal, pos >= p0, streamFrom == accounted, streamEnd > streamFrom, plainRun(w, from: streamFrom, to: streamEnd) {
             // Nothing is held and no new byte can begin a watched literal: the bytes go to the
             // current region as they are (what the full step below would decide, cheaper).
-            var s = Scan(base: pos, p0: p0, end: end - streamFrom, prefix: prefix, window: w)
-            accumulate(0..<(end - streamFrom), &s, &actions)
-            pos = p0 + end
+            accumulate(pos..<end, &s, &actions)
+            moveTo(end, &s)
             return
         }
-        let base = pos
-        let subjectEnd = max(0, p0 - base) + max(0, end - streamFrom)
-        var s = Scan(base: base, p0: p0, end: subjectEnd, prefix: prefix, window: w)
         let actionsBefore = actions.count
-        var p = 0
-        // The last search of each anchor (field * 2 + kind): where it started and what it
-        // found, reused while the scan position has not passed that.
-        for k in cacheFrom.indices { cacheFrom[k] = -1 }
+        var p = pos
         loop: while true {
             var best: (start: Int, end: Int, kind: Kind, field: Int, groups: [Range<Int>?]?)?
-            var hold = subjectEnd
+            var hold = end
             let watch = current.map { $0 == template.implicit ? outside : inside[$0] } ?? outside
             for (kind, f) in watch {
                 let field = template.fields[f]
                 let anchor = (kind == .open ? field.open : field.close)!
                 let key = f * 2 + kind.rawValue
-                var found: Found
-                if cacheFrom[key] >= 0, cacheFrom[key] <= p, Self.stillValid(cacheFound[key], at: p) {
-                    found = cacheFound[key]
-                } else {
-                    do {
-                        found = try Self.search(anchor, &s, from: p, partial: !isFinal)
-                    } catch {
-                        let which = kind == .open ? "open" : "close"
-                        failure = "field '\(field.name)': the \(which) pattern gave up (\(error.description))"
-                        pos = base + p
-                        rejectRest(w, reason: failure!, isFinal: isFinal, actions: &actions)
-                        return
-                    }
-                    cacheFrom[key] = p
-                    cacheFound[key] = found
+                do {
+                    try update(key, anchor, at: p, end: end, isFinal: isFinal, s)
+                } catch {
+                    let which = kind == .open ? "open" : "close"
+                    failure = "field '\(field.name)': the \(which) pattern gave up (\(error.description))"
+                    moveTo(p, &s)
+                    rejectRest(w, reason: failure!, isFinal: isFinal, actions: &actions)
+                    return
                 }
-                switch found {
-                case .partial(let at):
+                switch searches[key].outcome {
+                case .pending(let at):
                     hold = min(hold, at)
                 case .match(let r, let g):
-                    if !isFinal && Self.canGrow(anchor, r, subjectEnd) {
-                        hold = min(hold, r.lowerBound)
-                        continue
-                    }
                     if let b = best {
                         let better =
                             r.lowerBound != b.start ? r.lowerBound < b.start
@@ -243,56 +472,73 @@ struct TemplateGrammar: CallGrammar {
             if let b = best, b.start < hold {
                 accumulate(p..<b.start, &s, &actions)
                 p = b.end
+                if b.start == b.end {
+                    // Progress: no zero-width match is taken here again; the searches that
+                    // found one here (or were waiting here) look again.
+                    zeroWidthAt = b.start
+                    for k in searches.indices where searches[k].resume == b.start || searches[k].first == b.start {
+                        searches[k] = Search()
+                    }
+                }
                 if b.kind == .open {
                     close(nil, bodyEnd: b.start, &s, context: context, &actions)
                     open(b.field, groups: b.groups ?? [], anchorEnd: b.end, &s, &actions)
                 } else {
-                    let hadContent = opened
                     close(b.start..<b.end, bodyEnd: b.start, &s, context: context, &actions)
-                    if !hadContent && b.start == b.end {
-                        // A zero-width close of a region that never began would fire again at
-                        // once: the scan stops here (at the end, what is left is outside
-                        // every region).
-                        if isFinal {
-                            let saved = current
-                            current = nil
-                            accumulate(p..<subjectEnd, &s, &actions)
-                            current = saved
-                            p = subjectEnd
-                        }
-                        break loop
-                    }
                 }
                 continue
             }
             if isFinal {
-                accumulate(p..<subjectEnd, &s, &actions)
-                p = subjectEnd
-                close(nil, bodyEnd: subjectEnd, &s, context: context, &actions)
+                accumulate(p..<end, &s, &actions)
+                p = end
+                close(nil, bodyEnd: end, &s, context: context, &actions)
                 break
             }
             accumulate(p..<hold, &s, &actions)
             p = hold
             break
         }
-        pos = base + p
+        moveTo(p, &s)
         guard !isFinal, w.end < w.received else { return }
         // The decoder showed only the cap's worth of bytes.
         if let f = current, opened, isHeld(template.fields[f]), !oversized {
-            // A held region that has not closed inside the cap is too large.
-            let capEnd = w.end
+            // A held region that has not closed inside the cap is too large. (Bytes of a pending
+            // close stay: the scan reads them again.)
+            let capEnd = min(w.end, max(accounted, s.stream(pos)))
             if capEnd > accounted {
                 actions.append(.action(.reject(.tooLarge, detail: "the '\(template.fields[f].name)' region is larger than the call cap", end: capEnd)))
                 accounted = capEnd
             }
             oversized = true
             started = false
-        } else if actions.count == actionsBefore, p < subjectEnd, !(current.map { isHeld(template.fields[$0]) } ?? false) {
+        } else if actions.count == actionsBefore, pos < end, !(current.map { isHeld(template.fields[$0]) } ?? false) {
             // A pending anchor that has held back the cap's worth of bytes is given up: they
-            // go to the current region, so memory stays bounded.
-            accumulate(p..<subjectEnd, &s, &actions)
-            pos = base + subjectEnd
+            // go to the current region, so memory stays bounded. (The reach rule decides long
+            // before this; it is a guard.)
+            accumulate(pos..<end, &s, &actions)
+            moveTo(end, &s)
         }
+    }
+
+    /// Moves the scan position to `p`, keeping the last bytes before it as context (in the
+    /// step's tail, in place).
+    private mutating func moveTo(_ p: Int, _ s: inout Scan) {
+        guard p != pos else { return }
+        if contextBytes > 0 {
+            let lo = max(0, p - contextBytes)
+            let kept = max(lo, pos - s.tail.count)
+            if kept >= pos {
+                s.tail.removeAll(keepingCapacity: true)
+            } else if kept > pos - s.tail.count {
+                s.tail.removeFirst(kept - (pos - s.tail.count))
+            }
+            var i = max(lo, pos)
+            while i < p {
+                s.tail.append(s.byte(i))
+                i += 1
+            }
+        }
+        pos = p
     }
 
     /// Whether `w[from..<to]` can go to the current region without a search: it is a text,
@@ -318,14 +564,6 @@ struct TemplateGrammar: CallGrammar {
         return true
     }
 
-    private static func stillValid(_ found: Found, at p: Int) -> Bool {
-        switch found {
-        case .match(let r, _): return r.lowerBound >= p
-        case .partial(let at): return at >= p
-        case .none: return true
-        }
-    }
-
     /// Whether a complete match could still change as bytes arrive: one that ends at the last
     /// byte received, unless it is a literal that no other literal of its anchor extends.
     private static func canGrow(_ anchor: ResponseTemplate.Anchor, _ r: Range<Int>, _ end: Int) -> Bool {
@@ -338,50 +576,82 @@ struct TemplateGrammar: CallGrammar {
         field.role == .toolCalls || field.role == .other
     }
 
-    /// The bytes of one step: the prompt tail's unscanned part, then the stream's, from the
-    /// scan position (`base`) to `end` (positions are relative to `base`).
+    /// The bytes of one step, by scan position: the prompt's tail, then the stream (from the
+    /// decoder's window, or, before what it still holds, from the grammar's context tail).
     private struct Scan {
-        let base: Int
         let p0: Int
-        let end: Int
         let prefix: [UInt8]
         let window: ByteWindow
-        /// The bytes as one array, made only when a pattern is searched.
-        private var copy: [UInt8]?
-
-        init(base: Int, p0: Int, end: Int, prefix: [UInt8], window: ByteWindow) {
-            self.base = base
-            self.p0 = p0
-            self.end = end
-            self.prefix = prefix
-            self.window = window
-        }
+        /// The grammar's context tail: the bytes at positions `tailEnd - tail.count ..< tailEnd`.
+        var tail: [UInt8]
+        let tailEnd: Int
 
         @inline(__always)
         func byte(_ i: Int) -> UInt8 {
-            let v = base &+ i
-            return v < p0 ? prefix[v] : window[v &- p0]
+            if i < p0 { return prefix[i] }
+            let k = i &- p0
+            if k >= window.base { return window[k] }
+            return tail[tail.count - (tailEnd - i)]
         }
 
-        mutating func subject() -> [UInt8] {
-            if let copy { return copy }
-            let made = bytes(base..<(base + end))
-            copy = made
-            return made
-        }
-
-        /// The bytes at scan positions `r` (absolute: a held body may begin before this step).
+        /// The bytes at scan positions `r`.
         func bytes(_ r: Range<Int>) -> [UInt8] {
             var out: [UInt8] = []
-            if r.lowerBound < p0 { out += prefix[r.lowerBound..<min(p0, r.upperBound)] }
-            let from = max(r.lowerBound, p0) - p0
-            let to = r.upperBound - p0
-            if to > from { out += window.slice(from..<to) }
+            out.reserveCapacity(r.count)
+            append(r, to: &out)
             return out
         }
 
+        /// Appends the bytes at scan positions `r` to `out`.
+        func append(_ r: Range<Int>, to out: inout [UInt8]) {
+            var i = r.lowerBound
+            if i < p0 {
+                out += prefix[i..<min(p0, r.upperBound)]
+                i = min(p0, r.upperBound)
+            }
+            let windowStart = p0 + window.base
+            if i < windowStart && i < r.upperBound {
+                let to = min(windowStart, r.upperBound)
+                out += tail[(tail.count - (tailEnd - i))..<(tail.count - (tailEnd - to))]
+                i = to
+            }
+            if i < r.upperBound { out += window.slice((i - p0)..<(r.upperBound - p0)) }
+        }
+
+        /// Calls `body` with the bytes at scan positions `r`: in place when the window holds
+        /// them all, else copied into the grammar's scratch buffer (no allocation per search).
+        func withBytes<R>(
+            _ r: Range<Int>, scratch: ScratchBuffer, _ body: (UnsafeBufferPointer<UInt8>) throws(PCRE2Error) -> R
+        ) throws(PCRE2Error) -> R {
+            if r.lowerBound >= p0 + window.base {
+                let lo = r.lowerBound - p0 - window.base
+                let hi = r.upperBound - p0 - window.base
+                return try unsafe window.storage.withUnsafeBufferPointer { all throws(PCRE2Error) in
+                    try unsafe body(UnsafeBufferPointer(rebasing: all[lo..<hi]))
+                }
+            }
+            var copy: [UInt8] = []
+            swap(&copy, &scratch.bytes)
+            defer {
+                // A large copy's storage is not kept (the buffer serves the short ones).
+                if copy.capacity <= ScratchBuffer.keptCapacity { swap(&copy, &scratch.bytes) }
+            }
+            copy.removeAll(keepingCapacity: true)
+            append(r, to: &copy)
+            return try unsafe copy.withUnsafeBufferPointer { buf throws(PCRE2Error) in try unsafe body(buf) }
+        }
+
         /// The stream offset of position `i` (prefix bytes map to 0).
-        func stream(_ i: Int) -> Int { max(0, base + i - p0) }
+        func stream(_ i: Int) -> Int { max(0, i - p0) }
+
+        /// `i`, or the start of the character it falls in (at most 3 bytes back, not before
+        /// `floor`), when the bytes there have been received.
+        func characterStart(_ i: Int, after floor: Int) -> Int {
+            guard i < p0 + window.end else { return i }
+            var k = i
+            while k > floor && k > i - 3 && byte(k) & 0xC0 == 0x80 { k -= 1 }
+            return k
+        }
     }
 
     // MARK: - Regions
@@ -399,7 +669,7 @@ struct TemplateGrammar: CallGrammar {
             opened = true
             if isHeld(field) {
                 regionStart = accounted
-                bodyStart = s.base + r.lowerBound
+                bodyStart = r.lowerBound
             }
         }
         switch field.role {
@@ -439,12 +709,12 @@ struct TemplateGrammar: CallGrammar {
         captures = []
         for (name, number) in field.open!.groups {
             if number < groups.count, let r = groups[number] {
-                captures.append((name, .string(String(decoding: s.bytes((s.base + r.lowerBound)..<(s.base + r.upperBound)), as: UTF8.self))))
+                captures.append((name, .string(String(decoding: s.bytes(r), as: UTF8.self))))
             }
         }
         if isHeld(field) {
             regionStart = accounted
-            bodyStart = s.base + anchorEnd
+            bodyStart = anchorEnd
             if let key = field.nameCapture, case .string(let name)? = captures.first(where: { $0.key == key })?.value,
                 !name.isEmpty
             {
@@ -480,7 +750,7 @@ struct TemplateGrammar: CallGrammar {
             return
         }
         // The body: prefix bytes (when the region opened in the prompt), then stream bytes.
-        let body = s.bytes(bodyStart..<(s.base + bodyEnd))
+        let body = s.bytes(bodyStart..<bodyEnd)
         let value: JSONValue
         do {
             value = try process(field, body)
@@ -594,4 +864,21 @@ struct TemplateGrammar: CallGrammar {
     private mutating func rejectRest(_ w: ByteWindow, reason: String, isFinal: Bool, actions: inout [StreamAction]) {
         rejectRest(w, reason: reason, isFinal: isFinal, &actions)
     }
+}
+
+/// A grammar's buffer for the bytes of a search that the decoder's window does not hold in one
+/// piece, kept between searches. A reference, replaced (like ``MatcherBox``) when a copied
+/// decoder shares it.
+final class ScratchBuffer: @unchecked Sendable {
+    var bytes: [UInt8] = []
+    /// The largest storage kept between searches.
+    static let keptCapacity = 64 << 10
+}
+
+/// One anchor's PCRE2 match data, kept by a grammar between searches. A reference: a copied
+/// decoder shares it until its first search, which makes its own (the grammar checks that it
+/// holds the only reference), so two copies never match with one buffer.
+final class MatcherBox: @unchecked Sendable {
+    let matcher: PCRE2Matcher
+    init(_ matcher: consuming PCRE2Matcher) { self.matcher = matcher }
 }

@@ -121,12 +121,16 @@ final class GrammarContext: Sendable {
     let maxDepth: Int
     /// The end of the prompt (``ToolCallDecoder/Options/prompt``).
     let prompt: [UInt8]
+    /// The call cap (``ToolCallDecoder/Options/maxCallBytes``): the most bytes past the last
+    /// event a grammar is shown at once.
+    let callBytes: Int
 
-    init(format: ToolCallFormat, tools: ToolSet?, maxDepth: Int, prompt: [UInt8] = []) {
+    init(format: ToolCallFormat, tools: ToolSet?, maxDepth: Int, prompt: [UInt8] = [], callBytes: Int = .max) {
         self.format = format
         self.tools = tools
         self.maxDepth = maxDepth
         self.prompt = prompt
+        self.callBytes = callBytes
     }
 }
 

@@ -12,11 +12,10 @@ extension ToolCallDecoder {
         while true {
             switch setup.plan.reasoningSet.search(window, from: from, end: end, isFinal: isFinal) {
             case .none:
-                let safe = isFinal ? end : UTF8Boundary.safeEnd(window, start: from, end: end)
-                emitReasoning(upTo: safe)
+                emitReasoning(upTo: isFinal ? end : heldBack(end: end))
                 return false
             case .partial(let at):
-                emitReasoning(upTo: at)
+                emitReasoning(upTo: heldBack(end: at))
                 return false
             case .found(let k, let at):
                 let length = setup.plan.reasoningSet.markers[k].count
@@ -41,15 +40,32 @@ extension ToolCallDecoder {
         }
     }
 
+    /// Where reasoning text may be emitted up to, before the block has ended: `end` less its last
+    /// character (and any unfinished UTF-8 sequence). The held character goes out with the close
+    /// marker, so the event that ends a block always carries text (no event carries empty text,
+    /// however the input is chunked); it waits at most one character.
+    func heldBack(end: Int) -> Int {
+        let start = max(cut, reasoningTextStart)
+        guard end > start else { return start }
+        let clean = UTF8Boundary.safeEnd(window, start: start, end: end)
+        guard clean > start else { return start }
+        return UTF8Boundary.safeEnd(window, start: start, end: clean - 1)
+    }
+
     /// Emits reasoning text up to `end`; its raw runs from `cut` (the open marker included) to
-    /// `rawEnd` (the close marker included).
+    /// `rawEnd` (the close marker included). A block with no text at all (`<think></think>`, or
+    /// an open marker that a call marker or the end of the stream ends at once) is no
+    /// reasoning event: its markers are `markup` (with raw spans on).
     mutating func emitReasoning(upTo end: Int, rawEnd: Int? = nil, final: Bool = false) {
         let rawEnd = rawEnd ?? end
         let textStart = max(cut, reasoningTextStart)
         // An open marker alone waits for text or its close, unless the stream ends.
         guard rawEnd > cut, end > textStart || rawEnd > end || final else { return }
-        let text = EventText(end > textStart ? window.slice(textStart..<end) : [])
-        events.append(.reasoning(text, raw: setup.options.rawSpans ? window.bytes(cut..<rawEnd) : nil))
+        guard end > textStart else {
+            emitMarkup(upTo: rawEnd)
+            return
+        }
+        events.append(.reasoning(EventText(window.slice(textStart..<end)), raw: setup.options.rawSpans ? window.bytes(cut..<rawEnd) : nil))
         cut = rawEnd
     }
 

@@ -196,7 +196,8 @@ public struct ToolCallDecoder: Sendable {
         // With validation on, the tools carry their compiled validators (equal to `tools`).
         let tools = options.validate ? tools?.compilingValidatorsLeniently() : tools
         let context = GrammarContext(
-            format: format, tools: tools, maxDepth: min(options.maxDepth.count, Self.deepestNesting), prompt: options.prompt)
+            format: format, tools: tools, maxDepth: min(options.maxDepth.count, Self.deepestNesting), prompt: options.prompt,
+            callBytes: options.maxCallBytes.count)
         let definition = format.definition
         var first: (any CallGrammar)? = nil
         let plan = definition.plans.plan(

@@ -113,6 +113,15 @@ public struct Tokenizer: Sendable {
         func member(_ key: String) -> JSONValue? { top.first(where: { $0.key == key })?.value }
 
         guard let model = member("model") else {
+            // Users mix up the two files that sit side by side; name the mix-up.
+            let configKeys = ["tokenizer_class", "added_tokens_decoder", "chat_template", "model_max_length"]
+            if configKeys.contains(where: { member($0) != nil }) {
+                throw TokenizerError(
+                    source: source,
+                    message: "is a tokenizer_config.json, not a tokenizer.json: give the tokenizer.json beside it "
+                        + "(the file with the vocabulary, its \"model\")",
+                    kind: .tokenizerConfig)
+            }
             throw TokenizerError(source: source, message: "no \"model\"")
         }
         var tokens = try Self.vocabulary(model, source: source)
@@ -479,10 +488,26 @@ struct Normalizer {
 
 /// A tokenizer file that cannot be used.
 public struct TokenizerError: Error, CustomStringConvertible, Sendable {
+    /// Why the file cannot be used.
+    public enum Kind: Sendable, Equatable {
+        /// There is no file at the path (``Tokenizer/init(contentsOfFile:)``).
+        case missing
+        /// The file could not be opened or read, is not a regular file, or is larger than
+        /// ``Tokenizer/fileSizeLimit`` (``Tokenizer/init(contentsOfFile:)``).
+        case unreadable
+        /// The file is a `tokenizer_config.json`, given in place of the `tokenizer.json`
+        /// beside it (the message says so).
+        case tokenizerConfig
+        /// The file was read but is not a tokenizer.json this package can decode with.
+        case invalid
+    }
+
     /// The file (as given to ``Tokenizer/init(json:source:)``).
     public let source: String
     /// What is wrong or unsupported.
     public let message: String
+    /// Why, as a value (the message says it in words).
+    public var kind: Kind = .invalid
     public var description: String { "\(source): \(message)" }
 }
 

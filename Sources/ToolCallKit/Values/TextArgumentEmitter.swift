@@ -52,10 +52,17 @@ struct TextArgumentEmitter: Sendable {
     private var tooDeep = false
     /// glm4: retry a `{`/`[` value with `\"` unescaped when it is not JSON as written.
     let unescapeQuotedJSON: Bool
+    /// Keys of a parameter that may wrap all the arguments (``beginValue(key:tool:asString:actions:)``).
+    let wrapperKeys: [String]
+    /// The current value may be the whole arguments: its key prefix is held back, and these are
+    /// the tool's declared parameters it must stay within.
+    private var wrapperOf: Set<String>?
+    private var heldPrefix: [UInt8] = []
 
-    init(maxDepth: Int = 512, unescapeQuotedJSON: Bool = false) {
+    init(maxDepth: Int = 512, unescapeQuotedJSON: Bool = false, wrapperKeys: [String] = []) {
         self.maxDepth = maxDepth
         self.unescapeQuotedJSON = unescapeQuotedJSON
+        self.wrapperKeys = wrapperKeys
     }
 
     /// Whether any value began in this call.
@@ -64,7 +71,18 @@ struct TextArgumentEmitter: Sendable {
     /// A value for `key` begins; `schema` is the argument's schema when the tool declares it.
     /// `asString`: the format marks the value as a string (DSML's `string="true"`): it is one
     /// unless the schema admits no string.
+    ///
+    /// The first value of a call, under one of ``wrapperKeys`` that `tool` does not declare while
+    /// it declares other parameters, may be the whole arguments (models wrap them all in one
+    /// `arguments` or `properties` parameter): it is held to its end, and when it is an object
+    /// (JSON or its Python spelling) whose keys are all declared parameters, its members are the
+    /// call's; otherwise it is an ordinary undeclared argument. Without tools nothing is unwrapped.
     mutating func beginValue(key: String, tool: ToolDefinition?, asString: Bool = false, actions: inout [GrammarAction]) {
+        if began == 0, !wrapperKeys.isEmpty, wrapperKeys.contains(key), case .object(let props)? = tool?.parameters["properties"],
+            !props.isEmpty, !props.contains(where: { $0.key == key })
+        {
+            wrapperOf = Set(props.map(\.key))
+        }
         beginValue(key: key, schema: tool?.typingSchema(forArgument: key), asString: asString, actions: &actions)
     }
 
@@ -82,7 +100,11 @@ struct TextArgumentEmitter: Sendable {
         JSONValue.writeString(key, to: &prefix)
         prefix.append(UInt8(ascii: ":"))
         began += 1
-        if types.isEmpty {
+        if wrapperOf != nil {
+            mode = .held
+            heldPrefix = prefix
+            return
+        } else if types.isEmpty {
             mode = .probe(ScalarProbe(kind: .untyped))
         } else if types == ["string"] {
             mode = .stream
@@ -181,6 +203,27 @@ struct TextArgumentEmitter: Sendable {
                 tooDeep = true
                 silent = true
             }
+            if let declared = wrapperOf {
+                wrapperOf = nil
+                if !tooDeep, case .success(.object(let inner)) = SchemaTyping.type(String(decoding: value, as: UTF8.self), schema: Self.objectSchema),
+                    !inner.isEmpty, inner.allSatisfy({ declared.contains($0.key) }), Set(inner.map(\.key)).count == inner.count
+                {
+                    // The parameter wrapped the arguments: its members are the call's.
+                    var out: [UInt8] = []
+                    for (i, m) in inner.enumerated() {
+                        out.append(UInt8(ascii: i == 0 ? "{" : ","))
+                        JSONValue.writeString(m.key, to: &out)
+                        out.append(UInt8(ascii: ":"))
+                        m.value.write(to: &out)
+                        members.key(m.key)
+                        members.value(m.value)
+                        memberKeys.insert(m.key)
+                    }
+                    emit(out, actions: &actions)
+                    return
+                }
+                emit(heldPrefix, actions: &actions)
+            }
             var raw = value
             var unescaped: [UInt8]? = nil
             if unescapeQuotedJSON, let u = Self.unescapedJSON(raw) {
@@ -225,6 +268,8 @@ struct TextArgumentEmitter: Sendable {
         }
         memberKeys.insert(key)
     }
+
+    private static let objectSchema: JSONValue = .object([(key: "type", value: .string("object"))])
 
     /// A whole value for `key`, already typed (a nested element tree): emitted at once.
     mutating func addValue(key: String, _ value: JSONValue, actions: inout [GrammarAction]) {
@@ -455,6 +500,10 @@ struct TextValueScanner: Sendable {
         /// Tags that end a value whose close tag is missing.
         let breaks: [[UInt8]]
         let stripNewlines: Bool
+        /// A value may be one `<![CDATA[…]]>` section, as a whole (MiniCPM5 wraps a value that
+        /// holds `<`, `&` or a newline in one): inside it only `]]>` followed by the close tag
+        /// (or a tag that stands for it) ends the value; the section's markers are not data.
+        let cdata: Bool
         /// Openers and closers of the format's own markup quoted inside a value (a file that
         /// holds a call): while one is open, every tag is data.
         let nestOpens: [[UInt8]]
@@ -466,19 +515,25 @@ struct TextValueScanner: Sendable {
         /// The bytes of a streamed value the decoder may forward itself.
         let passThrough: PassThrough
 
-        init(close: String, follows: [String], breaks: [String], stripNewlines: Bool,
+        init(close: String, follows: [String], breaks: [String], stripNewlines: Bool, cdata: Bool = false,
              nests: [(open: String, close: String, confirmedBy: [String])] = []) {
+            precondition(!(cdata && stripNewlines), "a CDATA value is taken exactly as written")
             self.close = Array(close.utf8)
             self.follows = follows.map { Array($0.utf8) }
             self.breaks = breaks.map { Array($0.utf8) }
             self.stripNewlines = stripNewlines
+            self.cdata = cdata
             self.nestOpens = nests.map { Array($0.open.utf8) }
             self.nestCloses = nests.map { Array($0.close.utf8) }
             self.nestConfirmers = nests.map { $0.confirmedBy.map { Array($0.utf8) } }
             self.inValue = MarkerSet([self.close] + self.breaks + nestOpens + nestCloses)
-            self.passThrough = .textValue(tags: inValue.markers)
+            self.passThrough = .textValue(tags: inValue.markers + (cdata ? [TextValueScanner.cdataClose] : []))
         }
     }
+
+    static let cdataOpen = Array("<![CDATA[".utf8)
+    static let cdataClose = Array("]]>".utf8)
+    private static let cdataCloseSet = MarkerSet([cdataClose])
 
     /// What a tag met inside a value is: structure that ends the value, data, or not yet known.
     enum Verdict: Sendable {
@@ -509,6 +564,8 @@ struct TextValueScanner: Sendable {
     private var pendingClose: Int?
     /// How many quoted blocks of the format's markup are open inside the value.
     private var nesting = 0
+    /// The value is a CDATA section (its opener skipped): only `]]>` may end it.
+    private var inCDATA = false
 
     init(start: Int) {
         self.start = start
@@ -536,11 +593,22 @@ struct TextValueScanner: Sendable {
     ) -> Outcome {
         if !leadChecked {
             guard start < w.end else { return .needMore }
-            if tags.stripNewlines && w[start] == 0x0A { start += 1 }
+            if tags.cdata {
+                switch TagMatch.at(w, start, [Self.cdataOpen]) {
+                case .found:
+                    inCDATA = true
+                    start += Self.cdataOpen.count
+                case .partial: return .needMore
+                case .none: break
+                }
+            } else if tags.stripNewlines && w[start] == 0x0A {
+                start += 1
+            }
             pos = start
             emitted = start
             leadChecked = true
         }
+        if inCDATA { return advanceCDATA(w, tags: tags, emitter: &emitter, actions: &actions) }
         while true {
             if let c = pendingClose {
                 let afterTag = c + tags.close.count
@@ -576,7 +644,7 @@ struct TextValueScanner: Sendable {
                     if tags.nestCloses.contains(tag) && nesting > 0 {
                         nesting -= 1
                     } else if let o = tags.nestOpens.firstIndex(of: tag) {
-                        switch Self.confirms(w, after: at + tag.count, named: tag.last == UInt8(ascii: "="), by: tags.nestConfirmers[o], isFinal: false) {
+                        switch Self.confirms(w, after: at + tag.count, named: tag.last != UInt8(ascii: ">"), by: tags.nestConfirmers[o], isFinal: false) {
                         case .some(true): nesting += 1
                         case .some(false): break
                         case .none:
@@ -604,6 +672,49 @@ struct TextValueScanner: Sendable {
                     case .data:
                         pos = at + 1  // the tag's bytes stay in the value
                     }
+                }
+            case .partial(let at):
+                flush(w, upTo: at, tags: tags, emitter: &emitter, actions: &actions)
+                pos = at
+                return .needMore
+            case .none:
+                flush(w, upTo: w.end, tags: tags, emitter: &emitter, actions: &actions)
+                pos = w.end
+                return .needMore
+            }
+        }
+    }
+
+    /// Inside a CDATA section: `]]>` ends the value when, after at most 256 bytes of white
+    /// space, the close tag or a tag that stands for a missing one follows; otherwise it is data.
+    private mutating func advanceCDATA(
+        _ w: ByteWindow, tags: Tags, emitter: inout TextArgumentEmitter, actions: inout [GrammarAction]
+    ) -> Outcome {
+        while true {
+            switch Self.cdataCloseSet.search(w, from: pos, end: w.end) {
+            case .found(_, let at):
+                flush(w, upTo: at, tags: tags, emitter: &emitter, actions: &actions)
+                let after = at + Self.cdataClose.count
+                var p = after
+                while p < w.end && JSONReader.isSpace(w[p]) && p - after < Self.maxSpaceAfterClose { p += 1 }
+                if p - after >= Self.maxSpaceAfterClose {
+                    pos = p
+                    continue
+                }
+                guard p < w.end else {
+                    pos = at
+                    return .needMore
+                }
+                switch TagMatch.at(w, p, [tags.close] + tags.breaks) {
+                case .found(0):
+                    return end(at: at, next: p + tags.close.count, w, tags: tags, emitter: &emitter, actions: &actions)
+                case .found:
+                    return end(at: at, next: p, w, tags: tags, emitter: &emitter, actions: &actions)
+                case .partial:
+                    pos = at
+                    return .needMore
+                case .none:
+                    pos = after  // `]]>` inside the section: data
                 }
             case .partial(let at):
                 flush(w, upTo: at, tags: tags, emitter: &emitter, actions: &actions)
@@ -660,6 +771,15 @@ struct TextValueScanner: Sendable {
     ) -> Bool {
         if let c = pendingClose {
             _ = end(at: c, next: w.end, w, tags: tags, emitter: &emitter, actions: &actions)
+            return true
+        }
+        if inCDATA {
+            // Ended only by `]]>` with nothing but white space or a cut-off close tag after it.
+            guard case .found(_, let at) = Self.cdataCloseSet.search(w, from: pos, end: w.end) else { return false }
+            var p = at + Self.cdataClose.count
+            while p < w.end && JSONReader.isSpace(w[p]) { p += 1 }
+            guard p == w.end || TagMatch.at(w, p, [tags.close]) == .partial else { return false }
+            _ = end(at: at, next: w.end, w, tags: tags, emitter: &emitter, actions: &actions)
             return true
         }
         // A tag held back as undecided may be structure now that nothing follows it.

@@ -29,31 +29,52 @@
  * The configuration
  *
  * tck_decoder_new takes a JSON object whose keys are the long option names of
- * `toolcall decode` with `_` for `-`. Unknown keys, wrong types and contradictions are
- * refused (a typo is never silently ignored):
+ * `toolcall decode` with `_` for `-`. Unknown keys, a key given twice, wrong types and
+ * contradictions are refused (a typo is never silently ignored):
  *
  *   "format"          string, required unless "model" is given: a format's raw name, as
  *                     `toolcall formats` lists them (json, xml_function, ...; the case
  *                     spelling, such as "xmlFunction", is accepted too)
- *   "model"           string: a Hugging Face model folder; the format is inferred from it,
- *                     its tokenizer.json is the default "tokenizer", and its name is the
- *                     "model" of OpenAI chunks. Not together with "format".
+ *   "model"           string: a Hugging Face model folder, meaning what `toolcall decode
+ *                     --model` means: the format (or the response template of its
+ *                     tokenizer_config.json) is inferred from the folder as tck_infer
+ *                     infers it, the decoder takes text (tck_feed), and the folder's name
+ *                     is the "model" of OpenAI chunks. Its tokenizer.json is read only for
+ *                     token input: with "input": "tokens" (read by tck_decoder_new), or,
+ *                     without "input", when the decoder's first feed is token ids (read by
+ *                     that tck_feed_tokens). Not together with "format".
  *   "tools"           array: the OpenAI-style tools array itself (not a file name); only its
  *                     names are accepted, and text-valued arguments are typed by its schemas
  *   "validate"        bool: check arguments against the tools' schemas (needs "tools")
  *   "whole_calls"     bool: emit a call only once it is accepted, in one piece
  *   "reasoning"       bool: separate reasoning blocks into "reasoning" events
  *   "reasoning_open"  bool: the stream starts inside a reasoning block (implies "reasoning")
- *   "raw"             bool: add the exact input bytes ("raw") to events (not with "openai")
+ *   "raw"             bool: add the exact input bytes ("raw") to events (only with "events")
  *   "id_seed"         integer >= 0: seed call ids, for reproducible output
  *   "max_call_bytes"  integer >= 1, or "unlimited": reject larger calls as "too_large"
  *                     (default 16 MiB)
  *   "tokenizer"       string: the path of a Hugging Face tokenizer.json; the decoder then
  *                     takes token ids (tck_feed_tokens) instead of bytes
- *   "skip_special"    bool: drop special tokens that are not format markers (with a tokenizer)
- *   "output"          "events" (default) or "openai" (chat.completion.chunk lines)
+ *   "input"           "text" or "tokens", as `--input`: what the decoder takes. "tokens"
+ *                     needs "tokenizer" or "model"; "text" refuses "tokenizer". Left out:
+ *                     tokens with "tokenizer", text otherwise (see "model").
+ *   "skip_special"    bool: drop special tokens that are not format markers (token input)
+ *   "output"          "events" (default), "openai" (chat.completion.chunk lines),
+ *                     "responses" (OpenAI Responses API streaming events) or "anthropic"
+ *                     (Anthropic Messages API streaming events); one JSON object per line
+ *   "tool_choice"     "auto" (default), "required", "none", a tool's name or an OpenAI
+ *                     tool_choice object: a call the choice does not allow is rejected
+ *                     ("tool_not_chosen"), and a required call missing at the end is a
+ *                     "no_tool_call" rejection (docs/grammar.md)
+ *   "parallel_tool_calls"  bool (default true): false rejects every call after the first
+ *                     accepted one ("parallel_tool_call")
  *
  * A value of null means "not given".
+ *
+ * A tokenizer.json ("tokenizer", or the model folder's) is read as `toolcall decode` reads
+ * it: it must be a regular file (a FIFO or a device such as /dev/zero is refused without
+ * a byte read) of at most 512 MiB (a larger file is refused by its size, before it is
+ * read), so no file named in a configuration can exhaust the host's memory or block it.
  *
  * ---------------------------------------------------------------------------------------
  * Errors
@@ -84,9 +105,9 @@
  * - Different decoders may be used from different threads at the same time.
  * - tck_abi_version and tck_infer may be called from any thread at any time.
  * - Tokenizers are loaded once per process and shared: decoders whose "tokenizer" (or
- *   "model" folder) names the same file share one read-only copy, loaded by the first of
- *   them (others wait for it). The copy is kept until the process ends, so a changed file is
- *   not re-read.
+ *   "model" folder, for token input) names the same file share one read-only copy, loaded by
+ *   the first of them (others wait for it). The copy is kept until the process ends, so a
+ *   changed file is not re-read.
  * - No call blocks on anything but that load, and none calls back into the caller.
  */
 #ifndef TOOLCALLKIT_H
@@ -107,7 +128,8 @@ extern "C" {
 #define TCK_E_STATE     (-2) /* feed or finish after tck_finish */
 #define TCK_E_TOKEN     (-3) /* a token id outside the tokenizer's vocabulary */
 #define TCK_E_INPUT     (-4) /* token ids without a tokenizer, or bytes to a token decoder */
-#define TCK_E_IO        (-5) /* tck_infer: the folder cannot be read */
+#define TCK_E_IO        (-5) /* a file cannot be read: tck_infer's folder, or (tck_feed_tokens)
+                                the model folder's tokenizer.json */
 
 /* One decoder per generation stream; opaque. */
 typedef struct tck_decoder tck_decoder;
@@ -128,8 +150,8 @@ tck_decoder *tck_decoder_new(const char *config_json, size_t len, char *err, siz
 /* Feeds the next len bytes of the model's output, in any split: even one byte at a time,
  * even inside a UTF-8 sequence. Events these bytes complete are queued (tck_events).
  * Returns the number of event lines queued now (>= 0), or TCK_E_ARGUMENT (NULL d, or NULL
- * bytes with len > 0), TCK_E_STATE (after tck_finish), TCK_E_INPUT (a decoder configured
- * with a tokenizer takes token ids). */
+ * bytes with len > 0), TCK_E_STATE (after tck_finish), TCK_E_INPUT (a decoder that takes
+ * token ids: configured with "tokenizer" or "input": "tokens", or fed token ids first). */
 int32_t tck_feed(tck_decoder *d, const uint8_t *bytes, size_t len);
 
 /* Feeds the next n token ids (needs "tokenizer" or "model" in the configuration); ids
@@ -137,7 +159,9 @@ int32_t tck_feed(tck_decoder *d, const uint8_t *bytes, size_t len);
  * (see "skip_special"), so a token can split a UTF-8 sequence or a marker anywhere.
  * Returns the number of event lines queued now, or an error code as for tck_feed, or
  * TCK_E_TOKEN: an id is outside the vocabulary; the ids before it were consumed (their
- * events are queued), it and the ids after it were not, and the decoder can go on. */
+ * events are queued), it and the ids after it were not, and the decoder can go on; or
+ * TCK_E_IO: this is the first feed of a "model" decoder configured without "input", and the
+ * folder's tokenizer.json cannot be loaded (nothing changed: the decoder still takes either). */
 int32_t tck_feed_tokens(tck_decoder *d, const uint32_t *ids, size_t n);
 
 /* Ends the stream: flushes held-back text, settles an unfinished call (rejected as
@@ -159,8 +183,8 @@ int32_t tck_events(tck_decoder *d, const uint8_t **lines, size_t *len);
  * out then, and *lines and *len are left as they were). */
 int32_t tck_feed_events(tck_decoder *d, const uint8_t *bytes, size_t len, const uint8_t **lines, size_t *len_out);
 
-/* With "output": "openai", rejections are not chunks; `toolcall decode` writes them to
- * standard error as event lines. This hands out those lines, queued since the last call, as
+/* With "output": "openai", "responses" or "anthropic", rejections are not among the
+ * output lines; `toolcall decode` writes them to standard error as event lines. This hands out those lines, queued since the last call, as
  * tck_events does for the chunks (with "output": "events" there are none: the rejections
  * are among the events). Returns the number of lines, or TCK_E_ARGUMENT. */
 int32_t tck_diagnostics(tck_decoder *d, const uint8_t **lines, size_t *len);

@@ -156,7 +156,7 @@ struct CLITests {
         CLICase(name: "help for no such command", args: ["help", "frob"], status: 2, stderrContains: "no help for 'frob'"),
         CLICase(name: "id seed negative", args: ["decode", "--format", "json", "--id-seed", "-1"], status: 2, stderrContains: "--id-seed"),
         CLICase(name: "unknown input kind", args: ["decode", "--format", "json", "--input", "xml"], status: 2, stderrContains: "--input takes 'text' or 'tokens'"),
-        CLICase(name: "unknown output kind", args: ["decode", "--format", "json", "--output", "yaml"], status: 2, stderrContains: "--output takes 'events' or 'openai'"),
+        CLICase(name: "unknown output kind", args: ["decode", "--format", "json", "--output", "yaml"], status: 2, stderrContains: "--output takes 'events', 'openai', 'responses' or 'anthropic'"),
         CLICase(name: "formats takes only its options", args: ["formats", "json"], status: 2, stderrContains: "unknown option 'json' for formats"),
         // tool_choice in the decoder and grammar export.
         CLICase(name: "required call never came", args: ["decode", "--format", "json", "--tool-choice", "required", "--id-seed", "1"],

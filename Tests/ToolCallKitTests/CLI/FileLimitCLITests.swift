@@ -12,6 +12,13 @@ struct FileLimitCLITests {
         #expect(r.stderr.split(separator: "\n").count == 1)
     }
 
+    @Test("--tokenizer /dev/zero is refused as not a regular file, before a byte is read (as the C library refuses it)")
+    func tokenizerFromDevZero() throws {
+        let r = try CLI.run(["decode", "--format", "json", "--input", "tokens", "--tokenizer", "/dev/zero"], stdin: "1\n")
+        #expect(r.status == 1)
+        #expect(r.stderr == "toolcall: --tokenizer /dev/zero: not a regular file (a character device)\n")
+    }
+
     @Test("a model folder whose tokenizer.json is a FIFO: exit 1, not a hang")
     func modelTokenizerFIFO() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("toolcall-fifo-\(getpid())")

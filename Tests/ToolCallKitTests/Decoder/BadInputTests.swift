@@ -47,6 +47,13 @@ enum WireCall {
         case .minimaxM3:
             let ns = "]<]minimax[>["
             return "\(ns)<tool_call>\n\(ns)<invoke name=\"\(name)\">\(ns)<\(key)>\(value)\(ns)</\(key)>\(ns)</invoke>\n\(ns)</tool_call>"
+        case .ling3: return "<tool_call>\(name)\n<arg_key>\(key)</arg_key>\n<arg_value>\(value)</arg_value>\n</tool_call>"
+        case .poolsideV1: return "<tool_call>\(name)\n<arg_key>\(key)</arg_key>\n<arg_value>\(value)</arg_value>\n</tool_call>"
+        case .minicpm5: return "<function name=\"\(name)\"><param name=\"\(key)\">\(value)</param></function>"
+        case .museGlimmer:
+            return "<|start|>assistant to=\(name)<|message|><atem:function_calls>\n<atem:invoke name=\"\(name)\">\n"
+                + "<atem:parameter name=\"\(key)\">\(value)</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>"
+        case .inkling: return "<|message_model|>\(name)<|content_invoke_tool_json|>{\"name\":\"\(name)\",\"args\":{\"\(key)\":\(value)}}<|end_message|>"
         case .k2Horizon:
             return "<ifm|tool_calls><ifm|tool_call>\(name)<ifm|arg_key>\(key)</ifm|arg_key><ifm|arg_value>\(value)</ifm|arg_value></ifm|tool_call></ifm|tool_calls>"
         case .hyV3:
@@ -66,12 +73,13 @@ enum WireCall {
     /// A string argument: quoted where the format quotes strings, bare where values are text.
     static func string(_ format: ToolCallFormat, _ s: String) -> String {
         switch format {
-        case .json, .kimiK2, .mistral, .llama3, .granite, .nemotron, .phi4Mini, .cohere, .harmony, .deepseekV3, .deepseekV31,
+        case .json, .kimiK2, .mistral, .llama3, .granite, .nemotron, .phi4Mini, .cohere, .harmony, .deepseekV3, .deepseekV31, .inkling,
              .gigachat3, .functionaryV32: return "\"\(s)\""
         case .lfm2, .pythonic: return "'\(s)'"
         case .gemma: return "<escape>\(s)<escape>"
         case .gemma4: return "<|\"|>\(s)<|\"|>"
         case .xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss, .kimiK3, .minimaxM3, .k2Horizon, .hyV3, .cohereXml: return s
+        case .ling3, .poolsideV1, .minicpm5, .museGlimmer: return s
         default:
             Issue.record("WireCall has no string spelling for \(format.rawValue): add one")
             return s

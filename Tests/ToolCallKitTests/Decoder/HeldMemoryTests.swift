@@ -33,9 +33,9 @@ struct HeldMemoryTests {
 
     static let formats: [ToolCallFormat] = ToolCallFormat.allCases
 
-    /// 20,000 small values in nested lists, `[[0,[1,[2]]], ...]`: the shape whose tree cost
+    /// 6,000 small values in nested lists (78 KB), `[[0,[1,[2]]], ...]`: the shape whose tree cost
     /// the most per input byte.
-    static let nested: String = "[" + (0..<20_000).map { "[\($0 % 10),[\(($0 + 1) % 10),[\(($0 + 2) % 10)]]]" }.joined(separator: ", ") + "]"
+    static let nested: String = "[" + (0..<6_000).map { "[\($0 % 10),[\(($0 + 1) % 10),[\(($0 + 2) % 10)]]]" }.joined(separator: ", ") + "]"
 
     @Test("a call stores its arguments as their compact text, within twice its size", arguments: formats)
     func storedAsText(format: ToolCallFormat) throws {

@@ -100,7 +100,7 @@ struct CInterfaceTests {
             (#"{"format": "json", "whole_calls": 1}"#, "whole_calls must be true or false"),
             (#"{"format": "json", "max_call_bytes": 0}"#, "max_call_bytes must be a whole number of at least 1"),
             (#"{"format": "json", "model": "Fixtures/models/Qwen3-0.6B"}"#, "format and model cannot be used together"),
-            (#"{"format": "json", "skip_special": true}"#, "skip_special needs tokenizer"),
+            (#"{"format": "json", "skip_special": true}"#, "skip_special is used only for token input"),
             (#"{"model": "/no/such/folder"}"#, "model:"),
         ])
     func refusedConfig(config: String, message: String) {

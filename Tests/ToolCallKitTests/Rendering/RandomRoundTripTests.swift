@@ -119,6 +119,6 @@ struct RandomRoundTripTests {
             }
         }
         #expect(rendered > Self.casesPerFormat / 2, "\(format.rawValue): only \(rendered) cases rendered")
-        print("random round trip \(format.rawValue): \(Self.casesPerFormat) cases, \(rendered) rendered x chunkings = \(decodes) decodes, \(refused) refused")
+        TestLog.note("random round trip \(format.rawValue): \(Self.casesPerFormat) cases, \(rendered) rendered x chunkings = \(decodes) decodes, \(refused) refused")
     }
 }

@@ -4,8 +4,10 @@ import ToolCallKitTestSupport
 
 /// The round trip as an oracle: `decode(render(calls))` gives back the calls.
 ///
-/// The decode runs through ``ChunkingVerifier`` (whole, byte by byte and, unless the input is
-/// long, split in two at every offset), with tools typed from the calls' own values
+/// The decode runs through ``ChunkingVerifier`` (whole, byte by byte, in token-sized pieces
+/// and split in two at a sample of offsets that holds every cut through the format's markers:
+/// ``Chunkings/splitSample(contexts:)``; with `contexts`, a cut whose surroundings an earlier
+/// check of the same format cut already is not made again), with tools typed from the calls' own values
 /// (``ToolSet/typing(_:)``), as a server that renders earlier calls has its tools.
 enum RoundTrip {
     /// What one round trip did: how many decodes the verifier ran.
@@ -18,10 +20,11 @@ enum RoundTrip {
     /// (``RoundTripCheck``), and that the ids are the ones this test expects of the format. A
     /// ``RenderError`` is returned as `.failure` and checked against `mayFail` by the caller.
     static func check(
-        _ format: ToolCallFormat, _ calls: [RenderedCall], text: String?, everySplit: Bool,
-        label: String, sourceLocation: SourceLocation = #_sourceLocation
+        _ format: ToolCallFormat, _ calls: [RenderedCall], text: String?, everySplit: Bool, reasoning: Bool = false,
+        contexts: SplitContexts? = nil, label: String, sourceLocation: SourceLocation = #_sourceLocation
     ) -> Result<Outcome, RenderError> {
-        let result = RoundTripCheck.check(format, calls, text: text, chunkings: .exhaustive(everySplit: everySplit)) {
+        let chunkings: Chunkings = everySplit ? .splitSample(contexts: contexts) : .exhaustive(everySplit: false)
+        let result = RoundTripCheck.check(format, calls, text: text, chunkings: chunkings, reasoning: reasoning) {
             Issue.record(Comment(rawValue: "[\(label)] " + $0), sourceLocation: sourceLocation)
         }
         switch result {

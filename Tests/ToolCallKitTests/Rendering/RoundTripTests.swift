@@ -1,5 +1,6 @@
 import Testing
 @testable import ToolCallKit
+import ToolCallKitTestSupport
 
 /// A row of the round-trip table: calls (and text) that every format must give back, except
 /// where the row says the format cannot express them.
@@ -14,7 +15,31 @@ struct RoundTripCase: Sendable {
     var mayRefuse: Set<ToolCallFormat> = []
     /// Long inputs are decoded whole and byte by byte only (every split would be quadratic).
     var everySplit = true
+    /// The marker the row quotes in a value (the "marker X in a value" rows).
+    var marker: String? = nil
     var sourceLocation: SourceLocation
+
+    /// Whether the row is split at a sample of offsets in `format` (``Chunkings/splitSample``),
+    /// or only decoded whole, byte by byte and in two token-sized chunkings. A row that quotes
+    /// a marker is split only in the formats whose own syntax it touches: it shares three bytes
+    /// in a row with one of the format's markers, reasoning markers or syntax words. Elsewhere
+    /// the marker is a string like any other, and splitting it again re-runs the work of the
+    /// plain rows.
+    func splits(in format: ToolCallFormat) -> Bool {
+        guard everySplit else { return false }
+        guard let marker else { return true }
+        let d = format.definition
+        let m = Array(marker.utf8)
+        return (d.markerTexts + d.reasoningMarkerTexts + d.fuzzWords).contains { word in
+            let w = Array(word.utf8)
+            guard w.count >= 3, m.count >= 3 else { return false }
+            for i in 0...(m.count - 3) {
+                let piece = m[i..<(i + 3)]
+                for j in 0...(w.count - 3) where w[j..<(j + 3)].elementsEqual(piece) { return true }
+            }
+            return false
+        }
+    }
 }
 
 private func call(_ name: String, _ arguments: [(String, JSONValue)], id: String? = nil) -> RenderedCall {
@@ -36,8 +61,20 @@ private func everyFormat(_ fragment: String) -> [ToolCallFormat: String] {
 private func s(_ v: String) -> JSONValue { .string(v) }
 private func n(_ v: String) -> JSONValue { .number(v) }
 
-/// Every format's markers, each quoted alone inside a string with text around it.
-let allMarkers = [
+/// Every format's markers, each quoted alone inside a string with text around it: the call and
+/// reasoning markers every format and variant declares, then a few spellings with a name or key
+/// filled in, and pieces of the syntax.
+let allMarkers: [String] = {
+    var seen = Set<String>()
+    var out: [String] = []
+    let declared = everyFormatAndVariant.flatMap { f in
+        f.definition.markerTexts + f.definition.reasoningMarkerTexts + f.definition.reasoning.endedBy
+    }
+    for m in declared + spelledMarkers where m.utf8.count >= 2 && seen.insert(m).inserted { out.append(m) }
+    return out
+}()
+
+private let spelledMarkers = [
     "<tool_call>", "</tool_call>", "<|python_tag|>", "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]", "<escape>",
     "<|\"|>", "<|tool_call>", "<tool_call|>", "<start_function_call>", "<end_function_call>", "<|tool_call_start|>",
     "<|tool_call_end|>", "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>",
@@ -53,8 +90,9 @@ let allMarkers = [
     "]<]minimax[>[", "<mm:think>", "</mm:think>",
 ]
 
-let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss, .kimiK3, .minimaxM3, .k2Horizon, .hyV3,
-                                       .glm47, .glm45LlamaCpp, .deepseekV4]
+let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss, .kimiK3, .minimaxM3,
+                                       .glm47, .glm45LlamaCpp, .deepseekV4,
+                                       .ling3, .poolsideV1, .minicpm5, .museGlimmer, .k2Horizon, .hyV3]
 
 /// Every built-in format and model variant.
 let everyFormatAndVariant = ToolCallFormat.allCases + ToolCallFormat.variants
@@ -148,26 +186,32 @@ let roundTripTable: [RoundTripCase] = {
             cannot: [.lfm2: "not a Python name", .pythonic: "not a Python name"]),
         row("name with a space", [call("get weather", [("a", s("x"))])],
             cannot: [.lfm2: "not one", .pythonic: "not one", .mistral: "white space", .kimiK2: "white space", .gemma: "white space", .gemma4: "white space",
-                     .harmony: "white space", .functionaryV32: "recipient"]),
+                     .harmony: "white space", .museGlimmer: "white space", .inkling: "white space", .functionaryV32: "recipient"]),
         // Found by `make fuzz` (rendering mode): a deepseek_v31 name with a carriage return was
         // written, and its decoder rejects a name with a line break.
         row("name with a line break", [call("a\rb", [("a", s("x"))])],
             mayRefuse: [.lfm2, .pythonic, .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2, .mistral, .harmony,
-                        .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .minimaxM3, .k2Horizon, .hyV3, .functionaryV32]),
+                        .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .minimaxM3, .ling3, .poolsideV1, .minicpm5, .museGlimmer, .inkling,
+                        .k2Horizon, .hyV3, .functionaryV32]),
         // A bare pythonic list is recognized only when its first name ends within the look-ahead.
         row("a 700-byte name", [call(String(repeating: "n", count: 700), [("a", s("x"))])],
             mayRefuse: [.pythonic, .xmlFunction, .glm4, .minimaxM2, .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .minimaxM3,
+                        .ling3, .poolsideV1, .minicpm5, .museGlimmer, .inkling,
                         .k2Horizon, .hyV3, .functionaryV32]),
         row("key with surrounding space", [call("f", [(" k ", s("x"))])],
             cannot: [.xmlFunction: "trims", .minimaxM2: "trims", .glm4: "trims", .lfm2: "not a Python name", .pythonic: "not a Python name",
-                     .deepseekV32: "trims", .seedOss: "trims", .k2Horizon: "trims", .hyV3: "trims"]),
+                     .deepseekV32: "trims", .seedOss: "trims", .ling3: "trims", .poolsideV1: "trims", .minicpm5: "trims", .museGlimmer: "trims",
+                     .k2Horizon: "trims", .hyV3: "trims"]),
         row("a close tag and the next parameter (xml_function)", [call("write_file", [("content", s("x\n</parameter>\n<parameter=mode>\nz"))])],
             cannot: [.xmlFunction: "(</parameter>, <parameter=)", .seedOss: "(</parameter>, <parameter=)"], mayRefuse: [.minimaxM2, .glm4]),
         row("a close tag and the next parameter (minimax_m2)", [call("write_file", [("content", s("x</parameter>\n<parameter name=\"mode\">z"))])],
             cannot: [.minimaxM2: "(</parameter>, <parameter name=)"], mayRefuse: [.xmlFunction, .glm4]),
         row("a close tag and the next key (glm4)", [call("write_file", [("content", s("x</arg_value>\n<arg_key>mode</arg_key>"))])],
-            cannot: [.glm4: "(</arg_value>, <arg_key>, </arg_key>)"], mayRefuse: [.xmlFunction, .minimaxM2]),
-        row("a key tag inside a value (glm4)", [call("f", [("a", s("see <arg_key> here"))])], cannot: [.glm4: "(<arg_key>)"]),
+            cannot: [.glm4: "(</arg_value>, <arg_key>, </arg_key>)", .ling3: "(</arg_value>, <arg_key>, </arg_key>)",
+                     .poolsideV1: "(</arg_value>, <arg_key>, </arg_key>)"], mayRefuse: [.xmlFunction, .minimaxM2]),
+        // Inside <arg_value> only </arg_value> is structure: a key tag that no key and
+        // </arg_key> follow is data, in every format.
+        row("a key tag inside a value (glm4)", [call("f", [("a", s("see <arg_key> here"))])]),
         row("a close tag then far white space", [call("f", [("a", s("x</parameter>" + String(repeating: " ", count: 300) + "y")),
                                                           ("b", s("x</arg_value>" + String(repeating: " ", count: 300) + "y"))])],
             mayRefuse: textValued),
@@ -181,8 +225,10 @@ let roundTripTable: [RoundTripCase] = {
         ])]),
     ]
     for (k, marker) in allMarkers.enumerated() {
-        rows.append(row("marker \(marker) in a value", [call("f", [("a", s("before \(marker) after")), ("b", s(marker)), ("c", n("\(k)"))])],
-                        mayRefuse: textValued))
+        var r = row("marker \(marker) in a value", [call("f", [("a", s("before \(marker) after")), ("b", s(marker)), ("c", n("\(k)"))])],
+                    mayRefuse: textValued)
+        r.marker = marker
+        rows.append(r)
     }
     rows.append(row("every marker in one value", [call("f", [("a", s(allMarkers.joined(separator: "\n")))])], mayRefuse: textValued))
     return rows
@@ -200,19 +246,21 @@ struct RoundTripTests {
         // what its base cannot (mistral31 writes names as JSON strings): then the round trip
         // must hold.
         let base = format.variantOf ?? format
+        // The rows share the format's frame: each distinct cut is made once per format.
+        let contexts = SplitContexts()
         for row in roundTripTable {
             let label = row.name
-            // A variant decodes with its base's grammar, which the base's rows split at every
-            // offset already: its own are decoded whole and byte by byte.
-            let everySplit = row.everySplit && (base == format || format == .lfm25)
-            switch RoundTrip.check(format, row.calls, text: row.text, everySplit: everySplit, label: label, sourceLocation: row.sourceLocation) {
+            // A variant decodes with its base's grammar, which the base's rows split at
+            // offsets already: its own are decoded whole and byte by byte.
+            let everySplit = row.splits(in: format) && (base == format || format == .lfm25)
+            switch RoundTrip.check(format, row.calls, text: row.text, everySplit: everySplit, contexts: contexts, label: label, sourceLocation: row.sourceLocation) {
             case .success(let outcome):
                 #expect(row.cannot[base] == nil || base != format, "[\(label)] \(format.rawValue) rendered what it cannot express", sourceLocation: row.sourceLocation)
                 rendered += 1
                 decodes += outcome.decodes
             case .failure(let error):
                 refused += 1
-                print("round trip \(format.rawValue): refused [\(label)]: \(error)")
+                TestLog.note("round trip \(format.rawValue): refused [\(label)]: \(error)")
                 if let fragment = row.cannot[base] {
                     #expect(error.reason.contains(fragment), "[\(label)] \(format.rawValue): \(error)", sourceLocation: row.sourceLocation)
                 } else if format == .lfm25 && holdsBothQuotes(row.calls) {
@@ -223,7 +271,7 @@ struct RoundTripTests {
                 #expect(error.index != nil || row.text != nil, "[\(label)] the error names no call: \(error)", sourceLocation: row.sourceLocation)
             }
         }
-        print("round trip \(format.rawValue): \(roundTripTable.count) rows, \(rendered) rendered x chunkings = \(decodes) decodes, \(refused) refused")
+        TestLog.note("round trip \(format.rawValue): \(roundTripTable.count) rows, \(rendered) rendered x chunkings = \(decodes) decodes, \(refused) refused; splits \(contexts.kept) of \(contexts.offered)")
     }
 
     @Test("text holding the format's marker is refused", arguments: everyFormatAndVariant)
@@ -232,6 +280,72 @@ struct RoundTripTests {
         let marker = try #require(grammar.markers.first { if case .always = $0.condition { return true } else { return false } })
         let text = "See " + String(decoding: marker.bytes, as: UTF8.self) + " here"
         #expect(throws: RenderError.self) { try format.render([RenderedCall(name: "f", arguments: .object([]))], text: text) }
+    }
+
+    /// Issue 27 item 10: `render --format minimax_m3 --text '</mm:think>'` wrote the text as
+    /// it was, and decoding read it as markup. Every marker the format declares (call markers of
+    /// every condition, reasoning markers, the call markers that end a block), in texts around
+    /// it, with and without calls: the text is refused, or it comes back as that text whether
+    /// the decoder separates reasoning or not.
+    @Test("text holding the format's call or reasoning markers is refused or comes back as text", arguments: everyFormatAndVariant)
+    func textHoldingMarkers(_ format: ToolCallFormat) {
+        let d = format.definition
+        let markers = Array(Set(d.markerTexts + d.reasoningMarkerTexts + d.reasoning.endedBy)).sorted()
+        let one = [RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1"))]))]
+        var refused = 0
+        var rendered = 0
+        for marker in markers {
+            for text in [marker, "before \(marker) after", "\(marker) after", "before \(marker)", marker + marker] {
+                for calls in [[], one] {
+                    for reasoning in [false, true] {
+                        let label = "text \(text.debugDescription), \(calls.count) call(s), reasoning \(reasoning ? "on" : "off")"
+                        switch RoundTrip.check(format, calls, text: text, everySplit: false, reasoning: reasoning, label: label) {
+                        case .success: rendered += 1
+                        case .failure(let error):
+                            refused += 1
+                            #expect(error.index == nil, "[\(label)] \(format.rawValue): the error names a call: \(error)")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(refused + rendered == markers.count * 20 && !markers.isEmpty)
+    }
+
+    @Test("minimax_m3: a text holding </mm:think> is refused, naming what the decoder reads")
+    func minimaxThinkClose() {
+        #expect(throws: RenderError.self) { try ToolCallFormat.minimaxM3.render([], text: "</mm:think>") }
+        do {
+            _ = try ToolCallFormat.minimaxM3.render([], text: "</mm:think>")
+        } catch {
+            #expect(error.index == nil && error.reason.contains("</mm:think>") && error.reason.contains("markup"), "\(error)")
+        }
+    }
+
+    /// Gemma 4's template writes the content after the calls: the read-back check looks at the
+    /// text where it is written (it read the first bytes, the calls, and refused every text
+    /// with a '<' in it).
+    @Test("gemma4: the text after the calls is checked where it is written")
+    func textAfterCalls() throws {
+        let one = [RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1"))]))]
+        let out = try ToolCallFormat.gemma4.render(one, text: "so a < b and c > d")
+        #expect(String(decoding: out, as: UTF8.self).hasSuffix("<tool_call|>so a < b and c > d"))
+        #expect(throws: RenderError.self) { try ToolCallFormat.gemma4.render(one, text: "then <|tool_call>call:g{}<tool_call|>") }
+        if case .failure(let error) = RoundTrip.check(.gemma4, one, text: "x <|channel>thought y", everySplit: false, reasoning: true, label: "channel") {
+            #expect(error.reason.contains("reasoning") || error.reason.contains("marker"), "\(error)")
+        }
+    }
+
+    @Test("a text holding <think> is refused in every format (reasoning separation would read a block)", arguments: everyFormatAndVariant)
+    func thinkInText(_ format: ToolCallFormat) {
+        guard format.isImplemented, format.definition.reasoningMarkerTexts.contains("<think>") else { return }
+        #expect(throws: RenderError.self) { try format.render([], text: "Thinking: <think>x</think> done") }
+    }
+
+    @Test("a json text holding a bare call object is refused (it is a call to a reader that declares the tool)")
+    func jsonBareObjectText() {
+        #expect(throws: RenderError.self) { try ToolCallFormat.json.render([], text: "as {\"name\": \"g\", \"arguments\": {}} says") }
+        #expect(throws: Never.self) { try ToolCallFormat.json.render([], text: "plain {\"a\": 1} JSON") }
     }
 
     @Test("a llama3 text that begins like JSON is refused")
@@ -302,6 +416,11 @@ struct RoundTripTests {
         (.seedOss, "<seed:tool_call>\n<function=f>\n<parameter=a>1</parameter>\n<parameter=b>['x', True]</parameter>\n</function>\n</seed:tool_call>"),
         (.kimiK3, "<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument key=\"a\" type=\"number\"<|sep|>1<|close|>argument<|sep|><|open|>argument key=\"b\" type=\"array\"<|sep|>[\"x\", true]<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|>"),
         (.minimaxM3, "]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<b>[\"x\", true]]<]minimax[>[</b>]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>"),
+        (.ling3, "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value><arg_key>b</arg_key>\n<arg_value>[\"x\", true]</arg_value>\n</tool_call><|role_end|>"),
+        (.poolsideV1, "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>b</arg_key>\n<arg_value>[\"x\", true]</arg_value>\n</tool_call>\n</assistant>"),
+        (.minicpm5, "<function name=\"f\"><param name=\"a\">1</param><param name=\"b\">['x', True]</param></function>"),
+        (.museGlimmer, "to=f<|message|><atem:function_calls>\n<atem:invoke name=\"f\">\n<atem:parameter name=\"a\">1</atem:parameter>\n<atem:parameter name=\"b\">[\"x\", true]</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eot|>"),
+        (.inkling, "f<|content_invoke_tool_json|>{\"name\": \"f\", \"args\": {\"a\": 1, \"b\": [\"x\", true]}}<|end_message|>"),
     ])
     func layout(_ format: ToolCallFormat, _ expected: String) throws {
         let c = RenderedCall(name: "f", arguments: .object([(key: "a", value: .number("1")), (key: "b", value: .array([.string("x"), .bool(true)]))]))

@@ -22,6 +22,25 @@ struct ResponseTemplateCLITests {
         }
     }
 
+    /// A model folder's template whose anchors match only the empty string: decoding ends (it
+    /// used to spin forever), under a time limit so that a regression fails instead of hanging.
+    @Test func zeroWidthTemplateFromAModelFolderEnds() throws {
+        let folder = FixturePaths.root.appendingPathComponent("models/own-response-template-zero-width").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        p.arguments = ["60", CLI.binary.path, "decode", "--model", folder, "--reasoning"]
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        try p.run()
+        try input.fileHandleForWriting.write(contentsOf: Data("xyz".utf8))
+        try input.fileHandleForWriting.close()
+        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(out.contains(#"{"type":"end","tool_calls":0,"rejected":0,"bytes":3}"#), "\(out)")
+    }
+
     @Test func invalidTemplateIsOneLineBeforeInput() throws {
         let bad = FileManager.default.temporaryDirectory.appendingPathComponent("tmpl-bad-\(getpid()).json")
         try Data(#"{"start_anchor": "a", "fields": {"content": {}, "thinking": {"close": "</think>"}}}"#.utf8).write(to: bad)

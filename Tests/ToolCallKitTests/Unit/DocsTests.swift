@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The repository documents itself: every Swift snippet of README.md and docs/ is a compiled
-/// file, the snippets run, links resolve, and nothing points to a file a clone lacks.
+/// file, the snippets run, and nothing points to a file a clone lacks.
 @Suite("Documentation")
 struct DocsTests {
     static let repo = FixturePaths.root.deletingLastPathComponent()
@@ -90,22 +90,6 @@ struct DocsTests {
         let url = FixturePaths.root.appendingPathComponent("cli/readme-snippets.stdout")
         if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] != nil { try Data(stdout.utf8).write(to: url) }
         #expect(stdout == (try String(contentsOf: url, encoding: .utf8)))
-    }
-
-    @Test("relative links in README.md and docs/ point to files that exist")
-    func links() throws {
-        let pattern = try NSRegularExpression(pattern: #"\]\(([^)#\s]+)(#[^)]*)?\)"#)
-        for md in try Self.markdownFiles() {
-            let s = try Self.text(md)
-            let base = URL(fileURLWithPath: md).deletingLastPathComponent().relativePath
-            for m in pattern.matches(in: s, range: NSRange(s.startIndex..., in: s)) {
-                guard let r = Range(m.range(at: 1), in: s) else { continue }
-                let target = String(s[r])
-                if target.contains("://") || target.hasPrefix("mailto:") { continue }
-                let path = base == "." ? target : base + "/" + target
-                #expect(FileManager.default.fileExists(atPath: Self.repo.appendingPathComponent(path).path), "\(md): link to \(target)")
-            }
-        }
     }
 
     @Test("no file refers to the design notes, the build notes or the shared folder, which a clone lacks")

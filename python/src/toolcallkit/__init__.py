@@ -8,14 +8,16 @@ assistant message; :func:`infer` names the format of a model folder.
 Calls into the library release the GIL (``ctypes.CDLL``), so decoders on different threads
 run in parallel. One decoder must be used by one thread at a time.
 
-Bad model output never raises: a call that cannot be parsed is a ``rejected`` event. The
-exceptions below report misuse only (a bad option, an id outside the vocabulary, a feed after
-:meth:`Decoder.finish`).
+Bad model output never raises: a call that cannot be parsed is a ``rejected`` event, and text
+that is not valid Unicode (a lone surrogate) is decoded as the invalid bytes it stands for
+(see :meth:`Decoder.feed`). The exceptions below report misuse only (a bad option, an id
+outside the vocabulary, a feed after :meth:`Decoder.finish`, an argument of the wrong type).
 """
 
 from __future__ import annotations
 
 import array
+import codecs
 import ctypes
 import json
 import os
@@ -52,7 +54,9 @@ class ToolCallKitError(Exception):
 
 
 class ConfigError(ToolCallKitError, ValueError):
-    """The decoder's options were refused (unknown option, wrong type, bad tools, ...)."""
+    """The decoder's options were refused (unknown option, wrong type, bad tools, ...), or a
+    file they name cannot be used (a model folder's tokenizer.json, read at the first
+    :meth:`Decoder.feed_tokens`)."""
 
 
 class TokenError(ToolCallKitError, ValueError):
@@ -131,6 +135,41 @@ def _library() -> ctypes.CDLL:
     return _lib
 
 
+def _lone_surrogates(error: UnicodeEncodeError):
+    """The encoding error handler for text that is not valid Unicode: a surrogate that
+    Python's ``surrogateescape`` made from an undecodable byte (U+DC80 to U+DCFF) is that byte
+    again; any other lone surrogate is U+FFFD, which is what the decoder writes for an invalid
+    byte. Either way the decoder meets the text as it meets invalid bytes, and nothing raises."""
+    out = bytearray()
+    for ch in error.object[error.start : error.end]:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(code - 0xDC00)
+        else:
+            out += b"\xef\xbf\xbd"
+    return bytes(out), error.end
+
+
+codecs.register_error("toolcallkit.surrogates", _lone_surrogates)
+
+
+def _bytes(data: Any) -> bytes:
+    """The bytes to feed for ``data``: str as UTF-8 (lone surrogates as the invalid bytes they
+    stand for, see :func:`_lone_surrogates`), a bytes-like object as it is."""
+    if isinstance(data, str):
+        try:
+            return data.encode("utf-8")
+        except UnicodeEncodeError:
+            return data.encode("utf-8", "toolcallkit.surrogates")
+    if isinstance(data, bytes):
+        return data
+    try:
+        return bytes(memoryview(data))
+    except TypeError:
+        pass
+    raise TypeError(f"model output is str or bytes-like (bytes, bytearray, memoryview), not {type(data).__name__}")
+
+
 def _lines(data: bytes) -> list:
     """The dicts of a buffer of JSON lines (one ``json.loads`` for the whole batch)."""
     if not data:
@@ -149,9 +188,24 @@ class Decoder:
     ``Decoder(format="json", tools=[...], reasoning=True, ...)``: the options are those of
     ``toolcall decode`` with ``_`` for ``-`` (``validate``, ``whole_calls``, ``reasoning``,
     ``reasoning_open``, ``raw``, ``id_seed``, ``max_call_bytes``, ``tokenizer`` (a
-    tokenizer.json path; the decoder then takes token ids), ``skip_special``, ``output``
-    (``"events"`` or ``"openai"``), and ``model`` (a model folder, instead of ``format``)).
+    tokenizer.json path; the decoder then takes token ids), ``input`` (``"text"`` or
+    ``"tokens"``), ``skip_special``, ``output`` (``"events"``,
+    ``"openai"`` for Chat Completions chunks, ``"responses"`` for OpenAI Responses API streaming
+    events, ``"anthropic"`` for Anthropic Messages streaming events), ``tool_choice``
+    and ``parallel_tool_calls`` (the request's policy, enforced as docs/grammar.md says), and
+    ``model``).
     ``tools`` is the OpenAI-style tools array itself. Options left as ``None`` are not given.
+
+    ``model`` (instead of ``format``) is a Hugging Face model folder and means what ``toolcall
+    decode --model`` means: the format (or the response template of its
+    tokenizer_config.json) is inferred from the folder as :func:`infer` infers it, the decoder
+    takes text (:meth:`feed`), and the folder's name is the ``model`` of OpenAI chunks. Its
+    tokenizer.json is read only for token input: with ``input="tokens"`` (read when the
+    decoder is made), or, without ``input``, when the first feed is :meth:`feed_tokens`.
+
+    A tokenizer.json (``tokenizer``, or the model folder's) must be a regular file of at most
+    512 MiB, as for ``toolcall decode``: a device, a FIFO or a larger file is refused without
+    being read.
 
     :meth:`feed`, :meth:`feed_tokens` and :meth:`finish` return the events they completed as
     dicts, exactly the JSON objects of ``toolcall decode``'s lines. Use it as a context
@@ -182,11 +236,14 @@ class Decoder:
 
     def feed(self, data: Union[str, bytes, bytearray, memoryview]) -> list:
         """Feeds the next piece of the model's output (text, or bytes in any split, even
-        inside a UTF-8 sequence); returns the events it completed."""
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        elif not isinstance(data, bytes):
-            data = bytes(data)
+        inside a UTF-8 sequence); returns the events it completed.
+
+        Text that is not valid Unicode never raises: a lone surrogate made by Python's
+        ``surrogateescape`` (U+DC80 to U+DCFF) is fed as the byte it stands for, any other as
+        U+FFFD, so the decoder treats it as it treats invalid bytes. Anything but str or a
+        bytes-like object (an int, a list) raises ``TypeError``."""
+        if type(data) is not bytes:
+            data = _bytes(data)
         n = self._feed_events(self._handle, data, len(data), self._ptr_ref, self._len_ref)
         if n > 0:
             return _lines(ctypes.string_at(self._ptr, self._len.value))
@@ -196,8 +253,19 @@ class Decoder:
         return []
 
     def feed_tokens(self, ids: Iterable[int]) -> list:
-        """Feeds the next token ids (needs ``tokenizer`` or ``model``); returns the events."""
-        buf = ids if isinstance(ids, array.array) and ids.typecode == "I" else array.array("I", ids)
+        """Feeds the next token ids (needs ``tokenizer`` or ``model``); returns the events.
+
+        An id outside the vocabulary (negative ones included) raises :class:`TokenError`
+        after the ids before it were consumed; their events are its ``events``."""
+        if isinstance(ids, array.array) and ids.typecode == "I":
+            buf = ids
+        else:
+            if not isinstance(ids, (list, tuple, array.array)):
+                ids = list(ids)
+            try:
+                buf = array.array("I", ids)
+            except OverflowError:
+                return self._feed_out_of_range(ids)
         if not buf:
             return []
         address, count = buf.buffer_info()
@@ -206,6 +274,15 @@ class Decoder:
             events = self._take()
             self._raise(n, events)
         return self._take() if n else []
+
+    def _feed_out_of_range(self, ids: Any) -> list:
+        """An id that no uint32 holds (a negative one): feed the ids before it, then raise
+        TokenError as the library does for an id past the vocabulary."""
+        bad = next(i for i, t in enumerate(ids) if not 0 <= t <= 0xFFFFFFFF)
+        events = self.feed_tokens(ids[:bad])
+        err = TokenError(f"token {bad} of this call ({ids[bad]}) is outside the vocabulary (ids are never negative)", _E_TOKEN)
+        err.events = events  # type: ignore[attr-defined]
+        raise err
 
     def finish(self) -> list:
         """Ends the stream; returns the last events (``end`` last)."""
@@ -216,8 +293,9 @@ class Decoder:
         return self._take()
 
     def diagnostics(self) -> list:
-        """With ``output="openai"``: the rejections since the last call (``toolcall decode``
-        writes them to standard error), as event dicts. Empty with ``output="events"``."""
+        """With ``output`` ``"openai"``, ``"responses"`` or ``"anthropic"``: the rejections
+        since the last call (``toolcall decode`` writes them to standard error), as event
+        dicts. Empty with ``output="events"``."""
         n = self._lib.tck_diagnostics(self._live(), self._ptr_ref, self._len_ref)
         if n < 0:
             self._raise(n)
@@ -286,6 +364,8 @@ class Decoder:
             raise err
         if code in (_E_STATE, _E_INPUT):
             raise StateError(message, code)
+        if code == _E_IO:
+            raise ConfigError(message, code)
         raise ToolCallKitError(message, code)
 
 
@@ -301,8 +381,9 @@ def parse(text: Union[str, bytes], format: Optional[str] = None, **options: Any)
     """
     if options.get("output", "events") != "events":
         raise ConfigError('parse() needs output="events"', _E_ARGUMENT)
+    data = _bytes(text)
     with Decoder(format=format, **options) as d:
-        events = d.feed(text)
+        events = d.feed(data)
         events += d.finish()
     return message_from_events(events)
 

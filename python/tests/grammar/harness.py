@@ -208,7 +208,9 @@ def broken_marker(fmt, text):
                      (b"</arg_key>", b"</arg_ke>"), (b'<invoke name="', b'<invok name="'), (b"<|tool_call_argument_begin|>", b"<|tool_call_arg|>"),
                      (b"<|channel|>", b"<|chanel|>"), (b"\"parameters\"", b"\"paramters\""), (b"\"arguments\"", b"\"argumets\""),
                      (b"call:", b"cal:"), (b"<\xef\xbd\x9ctool\xe2\x96\x81sep\xef\xbd\x9c>", b"<\xef\xbd\x9ctool\xe2\x96\x81se\xef\xbd\x9c>"),
-                     (b"argument key=", b"argumnt key="), (b"(city=", b"(city:")]:
+                     (b"argument key=", b"argumnt key="), (b"(city=", b"(city:"),
+                     (b'<atem:invoke name="', b'<atem:invok name="'), (b'<param name="', b'<parm name="'),
+                     (b"<|content_invoke_tool_json|>", b"<|content_invoke_tool_jsn|>")]:
         if old in text:
             return text.replace(old, new, 1)
     return None
@@ -221,6 +223,10 @@ def smuggle(fmt, text):
         "seed_oss": (b"Paris</parameter>", b"Paris</parameter>\n<parameter=unit>kelvin</parameter>"),
         "minimax_m2": (b"Paris</parameter>", b"Paris</parameter>\n<parameter name=\"unit\">kelvin</parameter>"),
         "glm4": (b"Paris</arg_value>", b"Paris</arg_value>\n<arg_key>unit</arg_key>\n<arg_value>kelvin</arg_value>"),
+        "ling3": (b"Paris</arg_value>", b"Paris</arg_value><arg_key>unit</arg_key>\n<arg_value>kelvin</arg_value>"),
+        "poolside_v1": (b"Paris</arg_value>", b"Paris</arg_value>\n<arg_key>unit</arg_key>\n<arg_value>kelvin</arg_value>"),
+        "minicpm5": (b"Paris</param>", b'Paris</param><param name="unit">kelvin</param>'),
+        "muse_glimmer": (b"Paris</atem:parameter>", b'Paris</atem:parameter>\n<atem:parameter name="unit">kelvin</atem:parameter>'),
     }
     if fmt in pairs and pairs[fmt][0] in text:
         a, b = pairs[fmt]
