@@ -19,11 +19,12 @@ struct ToolCallBench {
         cap, which is set to --size), validation (calls checked against hostile
         schemas: anyOf over a shared $ref, a long enum, a catastrophic pattern), template
         (reasoning, prose and calls through a response template; --format does not apply),
-        and response-template shapes once quadratic or worse (--format does not apply):
-        template-r1-answer (TRL's DeepSeek-R1 template, a long answer after </think>),
-        template-r1-unclosed (the same, no </think>), template-newlines (serve's Qwen3 on
-        newlines), template-words (Inkling's on words), template-open-header (gpt-oss after an
-        unfinished call header), template-name-run (TRL's gpt-oss after `to=functions.`),
+        and the response-template shapes that were once quadratic or worse (for these too
+        --format does not apply): template-r1-answer (TRL's DeepSeek-R1 template, a long
+        answer after </think>), template-r1-unclosed (the same, no </think>),
+        template-newlines (serve's Qwen3 on newlines), template-words (Inkling's on words),
+        template-open-header (gpt-oss after an unfinished call header), template-name-run
+        (TRL's gpt-oss after the recipient prefix `to=functions` and its dot),
         template-a-plus-b (an open pattern a+b on a's), template-xml-spaces (TRL's Nemotron 3,
         xml-inline parameters of white space).
         Each (workload, format, chunk) input is generated once (fixed seed), decoded --repeat

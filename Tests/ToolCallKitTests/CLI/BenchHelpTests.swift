@@ -33,17 +33,17 @@ struct BenchHelpTests {
         let start = try #require(flat.range(of: "Workloads: "))
         let rest = flat[start.upperBound...]
         let list = rest[..<(rest.range(of: ".")?.lowerBound ?? rest.endIndex)]
-        // Drop the parenthesised notes, then split at the commas.
+        // Drop the parenthesised notes, then split at the commas; a list item may be led by a
+        // phrase that ends in a colon ("and the shapes ...: name").
         var plain = ""
         var depth = 0
         for c in list {
             if c == "(" { depth += 1 } else if c == ")" { depth -= 1 } else if depth == 0 { plain.append(c) }
         }
-        // An item that introduces a sub-list ("and response-template shapes ...: NAME") names
-        // the workload after its colon.
         return plain.split(separator: ",").map { item in
-            let name = item.split(separator: ":").last.map(String.init) ?? ""
-            return name.trimmingCharacters(in: .whitespaces)
+            var name = (item.split(separator: ":").last.map(String.init) ?? "").trimmingCharacters(in: .whitespaces)
+            if name.hasPrefix("and ") { name.removeFirst(4) }
+            return name
         }.filter { !$0.isEmpty }
     }
 
