@@ -8,8 +8,8 @@ enum FormatsCommand {
     /// - plain: one line per format, `NAME<TAB>CASE NAME<TAB>implemented`, then one per model
     ///   variant, `NAME<TAB>CASE NAME<TAB>variant of BASE`;
     /// - `--json`: one JSON object per format (name, case name, summary, markers, reasoning
-    ///   markers, fuzz words), the form scripts read, then one per model variant with
-    ///   `variant_of` added;
+    ///   markers, fuzz words, and whether `toolcall grammar` exports one: the format declares a
+    ///   call layout), the form scripts read, then one per model variant with `variant_of` added;
     /// - `--fuzz-dictionary`: a libFuzzer dictionary of every format's markers and words.
     static func run(_ args: ArraySlice<String>) throws(ExitError) -> String {
         guard args.count <= 1 else { throw .usage("formats takes at most one option (--json or --fuzz-dictionary)") }
@@ -29,6 +29,7 @@ enum FormatsCommand {
                     (key: "markers", value: strings(d.markerTexts)),
                     (key: "reasoning_markers", value: strings(d.reasoningMarkerTexts)),
                     (key: "fuzz_words", value: strings(d.fuzzWords)),
+                    (key: "grammar", value: .bool(d.layout != nil)),
                 ]
                 if let base = f.variantOf { members.append((key: "variant_of", value: .string(base.rawValue))) }
                 return JSONValue.object(members).jsonText + "\n"

@@ -14,6 +14,11 @@ enum BuiltInFormats {
         .minicpm5,
         .museGlimmer,
         .inkling,
+        .k2Horizon,
+        .gigachat3,
+        .hyV3,
+        .functionaryV32,
+        .cohereXml,
     ]
 
     /// Model variants of the formats above (``FormatDefinition/variant(_:summary:grammar:inference:renderer:)``),

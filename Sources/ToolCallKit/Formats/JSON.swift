@@ -1,4 +1,4 @@
-// ToolCallKit — the `json` format (Hermes, Qwen 2.5 / 3): `<tool_call>{"name": .., "arguments": ..}</tool_call>`.
+// ToolCallKit — the `json` format (Hermes, Qwen 2.5 / 3, EXAONE 4): `<tool_call>{"name": .., "arguments": ..}</tool_call>`.
 //
 // Parsed by ``JSONGrammar`` (its doc comment has the rules). Reasoning: `<think>…</think>`;
 // Qwen3 models open a call without closing their reasoning, so `<tool_call>` ends an open block
@@ -16,7 +16,7 @@ extension FormatDefinition {
         grammar: { _ in JSONGrammar() },
         reasoning: ReasoningSyntax.think.endedBy(["<tool_call>"]),
         inference: InferenceDeclaration(
-            parserNames: ["json_tools", "json", "hermes", "qwen25", "qwen2_5", "qwen3"],
+            parserNames: ["json_tools", "json", "hermes", "qwen25", "qwen2_5", "qwen3", "exaone", "exaone4"],
             templates: [TemplateSignature(rank: 100, "<tool_call> (Hermes JSON)", .literal(["<tool_call>"]))],
             tokens: [("<tool_call>", 100)],
             modelTypes: [
@@ -24,6 +24,7 @@ extension FormatDefinition {
                     let also = t == "qwen3_moe" ? "; ambiguous: Qwen3-Coder shares qwen3_moe and writes xml_function" : ""
                     return "→ json, the family's default (no template or tokens to confirm it)\(also)"
                 },
+                ModelTypeRule(rank: 81, exactly: ["exaone4"]) { _, _ in "→ json, EXAONE 4's Hermes calls (no template or tokens to confirm it)" },
             ]),
         layout: jsonLayout,
         renderer: FormatRenderer(render: renderJSON),

@@ -24,7 +24,11 @@
 //   (Qwen 3.5 falls back to it), streamed like the `json` format.
 // - Names may contain spaces (trimmed); `<function=name` with no `>` before a newline or `<`
 //   is text outside a wrapper and `malformed` inside one, never a call.
-// - Reasoning: `<think>…</think>`; a call inside an unclosed block stays reasoning.
+// - Reasoning: `<think>…</think>`. Qwen 3.5 and Step 3.5 prompts open the block (`<think>\n`),
+//   and the models often open a call without closing it: a `<tool_call>` inside an unclosed
+//   block ends the block and is read as a call (as in `json`). A bare `<function=` there stays
+//   reasoning: only the wrapper the templates write ends the block, so markup quoted in
+//   reasoning is not a call.
 
 extension FormatDefinition {
     /// `<tool_call>\n<function=NAME>\n` + `<parameter=KEY>\nVALUE\n</parameter>\n` per argument +
@@ -37,6 +41,7 @@ extension FormatDefinition {
         name: "xml_function",
         summary: "Qwen3-Coder XML-ish functions. Example: <tool_call><function=f><parameter=a>v</parameter></function></tool_call>",
         grammar: { _ in TaggedFunctionParser(tags: xmlTags) },
+        reasoning: ReasoningSyntax.think.endedBy(["<tool_call>"]),
         inference: InferenceDeclaration(
             parserNames: ["qwen3_coder", "qwen3_xml", "xml_function", "qwen35", "qwen3_5"],
             templates: [

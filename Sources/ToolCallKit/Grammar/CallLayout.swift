@@ -78,6 +78,9 @@ public struct CallLayout: Sendable {
         /// A string that holds `<`, `&` or a newline is written as one `<![CDATA[…]]>` section,
         /// any other raw (MiniCPM5's template); the grammar admits a section for any string.
         var cdata: Bool = false
+        /// The value's text is XML character data (cohere_xml): the writer escapes `&`, `<` and
+        /// `>` as entities, as the renderer does, and the parser decodes them.
+        var escapesXML = false
 
         /// Whether the layout writes `s` as a CDATA section.
         func writesCDATA(_ s: String) -> Bool {
@@ -144,10 +147,26 @@ public struct CallLayout: Sendable {
     /// Whether the model's template writes the content after the calls (Gemma 4), so that text
     /// may follow the last block even when one call is allowed.
     let textAfter: Bool
+    /// How text at the very start of the output is written, where the format reads the first
+    /// line its own way (nil: like any text).
+    let startText: StartText?
+
+    /// Text at the very start of the output of a format that reads the first line as a header
+    /// (Functionary: the prompt wrote the first `>>>`, so a first line of name characters names
+    /// a recipient). Such text begins with `header` (the template's `all\n`), or its first line
+    /// holds, after name characters only (`name`), one of `plain`, which no header holds. This,
+    /// and a bare block (``bareAtStart``), hold only at the very start: after a reasoning block
+    /// the text is like any text.
+    struct StartText: Sendable {
+        var header: String
+        var name: CharacterClass
+        var plain: CharacterClass
+    }
 
     init(
         trigger: String, open: [Piece] = [], call: [Piece], separator: String = "", close: [Piece] = [],
-        oneCallPerBlock: Bool = false, endsMessage: Bool = false, bareAtStart: Bool = false, textAfter: Bool = false
+        oneCallPerBlock: Bool = false, endsMessage: Bool = false, bareAtStart: Bool = false, textAfter: Bool = false,
+        startText: StartText? = nil
     ) {
         self.trigger = trigger
         self.open = open
@@ -158,6 +177,7 @@ public struct CallLayout: Sendable {
         self.endsMessage = endsMessage
         self.bareAtStart = bareAtStart
         self.textAfter = textAfter
+        self.startText = startText
     }
 
     /// A format whose calls are each a block: `trigger` + the call's pieces.
@@ -265,7 +285,19 @@ public struct CallLayout: Sendable {
                     }
                 }
                 var value: [UInt8]
-                if case .string(let s) = m.value {
+                if t.escapesXML {
+                    var text: [UInt8] = []
+                    if case .string(let s) = m.value { text = Array(s.utf8) } else { CallRenderer.writeTemplateJSON(m.value, to: &text) }
+                    value = []
+                    for b in text {
+                        switch b {
+                        case UInt8(ascii: "&"): value += Array("&amp;".utf8)
+                        case UInt8(ascii: "<"): value += Array("&lt;".utf8)
+                        case UInt8(ascii: ">"): value += Array("&gt;".utf8)
+                        default: value.append(b)
+                        }
+                    }
+                } else if case .string(let s) = m.value {
                     value = t.writesCDATA(s) ? TextValueScanner.cdataOpen + Array(s.utf8) + TextValueScanner.cdataClose : Array(s.utf8)
                 } else if t.values.writesPython(m.value) {
                     value = []

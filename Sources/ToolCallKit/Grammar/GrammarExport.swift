@@ -201,21 +201,41 @@ struct GrammarExporter {
         // Several blocks (separated by text) when calls may be many; one when not, or when a
         // block ends the message.
         let manyBlocks = options.parallelToolCalls && !layout.endsMessage
-        var main: GrammarNode
         var lazyRoot: GrammarNode? = nil
         let choice = options.toolChoice
-        if chosen.isEmpty {
-            main = text
-        } else if choice.requiresCall {
-            var first = blockHere
-            if let bare { first = .choice([blockHere, bare]) }
-            main = manyBlocks ? .seq([first, .star(blockAfterText), text]) : .seq([first, trailing])
-        } else {
-            var start: GrammarNode = manyBlocks ? .seq([.star(blockAfterText), text]) : .choice([.seq([blockAfterText, trailing]), text])
-            if let bare {
-                start = .choice([manyBlocks ? .seq([bare, .star(blockAfterText), text]) : .seq([bare, trailing]), start])
+        // The output from its start (`atStart`), or after a reasoning block.
+        func body(atStart: Bool) -> GrammarNode {
+            let bareHere = atStart || layout.startText == nil ? bare : nil
+            // Text, or text and the trigger, where the output begins.
+            var firstText = text, firstBlockAfterText = blockAfterText
+            if atStart, let s = layout.startText {
+                let line = GrammarNode.seq([.star(.characters(s.name)), .characters(s.plain)])
+                firstText = .optional(.choice([.seq([marker(s.header), text]), .seq([line, text])]))
+                firstBlockAfterText = .seq([
+                    .choice([marker(trigger), .seq([marker(s.header), textThen()]), .seq([line, textThen()])]), block,
+                ])
             }
-            main = start
+            if chosen.isEmpty { return firstText }
+            if choice.requiresCall {
+                var first = blockHere
+                if let bareHere { first = .choice([blockHere, bareHere]) }
+                return manyBlocks ? .seq([first, .star(blockAfterText), text]) : .seq([first, trailing])
+            }
+            var start: GrammarNode
+            if atStart && layout.startText != nil {
+                start = manyBlocks
+                    ? .choice([.seq([firstBlockAfterText, .star(blockAfterText), text]), firstText])
+                    : .choice([.seq([firstBlockAfterText, trailing]), firstText])
+            } else {
+                start = manyBlocks ? .seq([.star(blockAfterText), text]) : .choice([.seq([blockAfterText, trailing]), text])
+            }
+            if let bareHere {
+                start = .choice([manyBlocks ? .seq([bareHere, .star(blockAfterText), text]) : .seq([bareHere, trailing]), start])
+            }
+            return start
+        }
+        var main = body(atStart: true)
+        if !chosen.isEmpty && !choice.requiresCall {
             lazyRoot = manyBlocks ? .seq([blockHere, .star(blockAfterText), text]) : .seq([blockHere, trailing])
         }
         // Reasoning first: optional, or already open.
@@ -226,12 +246,12 @@ struct GrammarExporter {
             let closes = GrammarNode.oneOf(Self.unique(pairs.map(\.close)).map { c in
                 GrammarNode.text(TextRegion(excluded: reasoningExcludes, end: c))
             })
-            main = .seq([closes, afterReasoning, main])
+            main = .seq([closes, afterReasoning, body(atStart: false)])
             lazyRoot = nil
         } else if options.reasoning {
             let pair = pairs.count > 1 ? pairs[1] : pairs[0]
             let block = GrammarNode.seq([.marker(pair.open), .text(TextRegion(excluded: reasoningExcludes, end: pair.close)), afterReasoning])
-            main = .seq([.optional(block), main])
+            main = layout.startText == nil ? .seq([.optional(block), main]) : .choice([.seq([block, body(atStart: false)]), main])
         }
         return Built(
             main: main, lazyRoot: lazyRoot, chosen: chosen, excludes: excludes, block: block,

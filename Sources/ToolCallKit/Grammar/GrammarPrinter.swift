@@ -129,8 +129,10 @@ struct BNFWriter {
         case 0x5D: return "\\]"
         case 0x5B: return "\\["
         case 0x5C: return "\\\\"
-        case 0x5E: return "\\^"
-        case 0x2D: return "\\-"
+        // `^` and `-` as hex: llama.cpp's GBNF knows no `\^` or `\-` escape (it refuses the
+        // grammar), and xgrammar's EBNF reads `\x` too.
+        case 0x5E: return "\\x5E"
+        case 0x2D: return "\\x2D"
         case 0x0A: return "\\n"
         case 0x0D: return "\\r"
         case 0x09: return "\\t"

@@ -326,6 +326,13 @@ protocol CallGrammar: Sendable {
     /// reasoning markers of its own. The decoder calls ``scanStream(_:context:isFinal:actions:)``
     /// after every chunk and at the end, instead of the frame methods.
     var ownsStream: Bool { get }
+    /// Whether the output begins inside a frame: the decoder begins one at the first byte
+    /// (``begin(marker:at:bodyStart:atStart:context:)`` with marker 0 and `at == bodyStart == 0`)
+    /// before it looks for any marker, unless the stream starts inside reasoning. For a format
+    /// whose generation prompt ends with its message separator (Functionary's `>>>`), so that
+    /// the output opens with a message header; the grammar reports text and finishes at 0 when
+    /// the output turns out to begin otherwise.
+    var opensAtStart: Bool { get }
     /// For a grammar that owns the stream: consumes the bytes received since the last call
     /// (all of them when `isFinal`, which accounts for every remaining byte).
     mutating func scanStream(_ w: ByteWindow, context: GrammarContext, isFinal: Bool, actions: inout [StreamAction])
@@ -350,6 +357,7 @@ protocol CallGrammar: Sendable {
 
 extension CallGrammar {
     var ownsStream: Bool { false }
+    var opensAtStart: Bool { false }
     mutating func scanStream(_ w: ByteWindow, context: GrammarContext, isFinal: Bool, actions: inout [StreamAction]) {
         preconditionFailure("scanStream on a grammar that does not own the stream")
     }

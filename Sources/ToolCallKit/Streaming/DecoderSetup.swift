@@ -12,6 +12,8 @@ import Synchronization
 final class MarkerPlan: Sendable {
     /// The grammar parses the whole stream (a response template).
     let ownsStream: Bool
+    /// The output begins inside a frame (``CallGrammar/opensAtStart``).
+    let opensAtStart: Bool
     /// The grammar's markers, then the reasoning open markers when reasoning is separated.
     let markers: [Marker]
     /// The markers that can match before any visible text (all whose condition can hold), and
@@ -27,9 +29,10 @@ final class MarkerPlan: Sendable {
     /// anyway at the start (after white space) belongs to the block that is already open.
     let reasoningOpeners: MarkerSet
 
-    init(grammarMarkers: [Marker], ownsStream: Bool, syntax: ReasoningSyntax, toolsDeclared: Bool,
-         reasoning: Bool, reasoningOpen: Bool) {
+    init(grammarMarkers: [Marker], ownsStream: Bool, opensAtStart: Bool = false, syntax: ReasoningSyntax,
+         toolsDeclared: Bool, reasoning: Bool, reasoningOpen: Bool) {
         self.ownsStream = ownsStream
+        self.opensAtStart = opensAtStart
         var markers = grammarMarkers
         if reasoning && !ownsStream {
             // Open markers start blocks; an orphan close marker stays text (no tool-call markup).

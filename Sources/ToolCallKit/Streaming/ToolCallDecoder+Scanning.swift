@@ -21,6 +21,7 @@ extension ToolCallDecoder {
                     guard limit < window.received, cut > before else { return }
                 }
             case .frame:
+                if !grammarMade { openStartFrame() }
                 if passRun != nil {
                     if passEnd > passFrom { grammar.takePassThrough(passEnd - passFrom, window) }
                     passRun = nil
@@ -62,6 +63,15 @@ extension ToolCallDecoder {
                 return
             }
         }
+    }
+
+    /// The frame a format opens at the output's first byte (``CallGrammar/opensAtStart``): the
+    /// only frame whose grammar is not made by the marker that begins it.
+    mutating func openStartFrame() {
+        grammar = format.definition.makeGrammar(setup.context)
+        grammarMade = true
+        grammar.begin(marker: 0, at: 0, bodyStart: 0, atStart: true, context: setup.context)
+        frameStart = 0
     }
 
     /// Scans text for a marker; returns true when a frame began (the loop goes on).

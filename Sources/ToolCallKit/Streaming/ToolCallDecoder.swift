@@ -206,7 +206,8 @@ public struct ToolCallDecoder: Sendable {
             let grammar = definition.makeGrammar(context)
             first = grammar
             return MarkerPlan(
-                grammarMarkers: grammar.markers, ownsStream: grammar.ownsStream, syntax: definition.reasoning,
+                grammarMarkers: grammar.markers, ownsStream: grammar.ownsStream, opensAtStart: grammar.opensAtStart,
+                syntax: definition.reasoning,
                 toolsDeclared: tools != nil, reasoning: options.reasoning, reasoningOpen: options.reasoningOpen)
         }
         self.setup = DecoderSetup(
@@ -220,6 +221,10 @@ public struct ToolCallDecoder: Sendable {
             grammar = first ?? definition.makeGrammar(context)
             grammarMade = true
             grammar.begin(marker: 0, at: 0, bodyStart: 0, atStart: true, context: context)
+            mode = .frame
+        } else if plan.opensAtStart && !options.reasoningOpen {
+            // The output opens with a message header (Functionary): a frame from the first byte,
+            // whose grammar is made when the loop first reaches it (an idle decoder holds none).
             mode = .frame
         }
     }

@@ -54,6 +54,16 @@ enum WireCall {
             return "<|start|>assistant to=\(name)<|message|><atem:function_calls>\n<atem:invoke name=\"\(name)\">\n"
                 + "<atem:parameter name=\"\(key)\">\(value)</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>"
         case .inkling: return "<|message_model|>\(name)<|content_invoke_tool_json|>{\"name\":\"\(name)\",\"args\":{\"\(key)\":\(value)}}<|end_message|>"
+        case .k2Horizon:
+            return "<ifm|tool_calls><ifm|tool_call>\(name)<ifm|arg_key>\(key)</ifm|arg_key><ifm|arg_value>\(value)</ifm|arg_value></ifm|tool_call></ifm|tool_calls>"
+        case .hyV3:
+            return "<tool_calls><tool_call>\(name)<tool_sep><arg_key>\(key)</arg_key><arg_value>\(value)</arg_value></tool_call></tool_calls>"
+        case .gigachat3: return "<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\":\"\(name)\",\"arguments\":{\"\(key)\":\(value)}}"
+        case .functionaryV32: return ">>>\(name)\n{\"\(key)\":\(value)}"
+        case .cohereXml:
+            // A string as raw text; the nested lists of the depth tests as JSON.
+            let type = value.hasPrefix("[") ? "json" : "raw"
+            return "<cofl:tool_calls><cofl:tool_call id=\"0\" name=\"\(name)\"><cofl:value name=\"\(key)\" type=\"\(type)\">\(value)</cofl:value></cofl:tool_call></cofl:tool_calls>"
         default:
             Issue.record("WireCall has no spelling for \(format.rawValue): add one")
             return ""
@@ -63,11 +73,12 @@ enum WireCall {
     /// A string argument: quoted where the format quotes strings, bare where values are text.
     static func string(_ format: ToolCallFormat, _ s: String) -> String {
         switch format {
-        case .json, .kimiK2, .mistral, .llama3, .granite, .nemotron, .phi4Mini, .cohere, .harmony, .deepseekV3, .deepseekV31, .inkling: return "\"\(s)\""
+        case .json, .kimiK2, .mistral, .llama3, .granite, .nemotron, .phi4Mini, .cohere, .harmony, .deepseekV3, .deepseekV31, .inkling,
+             .gigachat3, .functionaryV32: return "\"\(s)\""
         case .lfm2, .pythonic: return "'\(s)'"
         case .gemma: return "<escape>\(s)<escape>"
         case .gemma4: return "<|\"|>\(s)<|\"|>"
-        case .xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss, .kimiK3, .minimaxM3: return s
+        case .xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss, .kimiK3, .minimaxM3, .k2Horizon, .hyV3, .cohereXml: return s
         case .ling3, .poolsideV1, .minicpm5, .museGlimmer: return s
         default:
             Issue.record("WireCall has no string spelling for \(format.rawValue): add one")

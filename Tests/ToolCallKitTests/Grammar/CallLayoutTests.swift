@@ -48,7 +48,7 @@ struct CallLayoutTests {
     /// The layout's writer gives the renderer's bytes: after the text (if any; before it when
     /// the layout puts the text after the calls, as Gemma 4's template does) and white space,
     /// a format whose blocks each hold one call renders each call as the layout writes it,
-    /// separated by white space only; a format with one block renders exactly the layout's
+    /// separated by white space only (Functionary's first without its trigger at the start); a format with one block renders exactly the layout's
     /// block (Llama 3's without its trigger at the start of the output). Then the parser reads
     /// the layout's bytes back as the calls, through the chunking verifier.
     @Test("the layout writes what the renderer writes, and the parser reads it back", arguments: layoutFormats)

@@ -92,7 +92,7 @@ private let spelledMarkers = [
 
 let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2, .deepseekV32, .seedOss, .kimiK3, .minimaxM3,
                                        .glm47, .glm45LlamaCpp, .deepseekV4,
-                                       .ling3, .poolsideV1, .minicpm5, .museGlimmer]
+                                       .ling3, .poolsideV1, .minicpm5, .museGlimmer, .k2Horizon, .hyV3]
 
 /// Every built-in format and model variant.
 let everyFormatAndVariant = ToolCallFormat.allCases + ToolCallFormat.variants
@@ -186,19 +186,22 @@ let roundTripTable: [RoundTripCase] = {
             cannot: [.lfm2: "not a Python name", .pythonic: "not a Python name"]),
         row("name with a space", [call("get weather", [("a", s("x"))])],
             cannot: [.lfm2: "not one", .pythonic: "not one", .mistral: "white space", .kimiK2: "white space", .gemma: "white space", .gemma4: "white space",
-                     .harmony: "white space", .museGlimmer: "white space", .inkling: "white space"]),
+                     .harmony: "white space", .museGlimmer: "white space", .inkling: "white space", .functionaryV32: "recipient"]),
         // Found by `make fuzz` (rendering mode): a deepseek_v31 name with a carriage return was
         // written, and its decoder rejects a name with a line break.
         row("name with a line break", [call("a\rb", [("a", s("x"))])],
             mayRefuse: [.lfm2, .pythonic, .xmlFunction, .glm4, .gemma, .gemma4, .kimiK2, .minimaxM2, .mistral, .harmony,
-                        .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .minimaxM3, .ling3, .poolsideV1, .minicpm5, .museGlimmer, .inkling]),
+                        .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .minimaxM3, .ling3, .poolsideV1, .minicpm5, .museGlimmer, .inkling,
+                        .k2Horizon, .hyV3, .functionaryV32]),
         // A bare pythonic list is recognized only when its first name ends within the look-ahead.
         row("a 700-byte name", [call(String(repeating: "n", count: 700), [("a", s("x"))])],
             mayRefuse: [.pythonic, .xmlFunction, .glm4, .minimaxM2, .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .minimaxM3,
-                        .ling3, .poolsideV1, .minicpm5, .museGlimmer, .inkling]),
+                        .ling3, .poolsideV1, .minicpm5, .museGlimmer, .inkling,
+                        .k2Horizon, .hyV3, .functionaryV32]),
         row("key with surrounding space", [call("f", [(" k ", s("x"))])],
             cannot: [.xmlFunction: "trims", .minimaxM2: "trims", .glm4: "trims", .lfm2: "not a Python name", .pythonic: "not a Python name",
-                     .deepseekV32: "trims", .seedOss: "trims", .ling3: "trims", .poolsideV1: "trims", .minicpm5: "trims", .museGlimmer: "trims"]),
+                     .deepseekV32: "trims", .seedOss: "trims", .ling3: "trims", .poolsideV1: "trims", .minicpm5: "trims", .museGlimmer: "trims",
+                     .k2Horizon: "trims", .hyV3: "trims"]),
         row("a close tag and the next parameter (xml_function)", [call("write_file", [("content", s("x\n</parameter>\n<parameter=mode>\nz"))])],
             cannot: [.xmlFunction: "(</parameter>, <parameter=)", .seedOss: "(</parameter>, <parameter=)"], mayRefuse: [.minimaxM2, .glm4]),
         row("a close tag and the next parameter (minimax_m2)", [call("write_file", [("content", s("x</parameter>\n<parameter name=\"mode\">z"))])],
