@@ -11,7 +11,8 @@
 //   admits no string); `string="false"` marks a JSON value, typed by the schema as every text
 //   value is: without a schema a value that is exactly JSON is that value, anything else stays
 //   a string; with one, a value that does not fit is `invalid_arguments`.
-// - Values are raw text; one leading and one trailing `\n` are stripped. `</｜DSML｜parameter>`
+// - Values are raw text, every byte between the tags (the template writes them flush against
+//   the tags, so a newline at an edge is the value's). `</｜DSML｜parameter>`
 //   ends a value only when the next parameter, `</｜DSML｜invoke>`, a wrapper closer or the end
 //   of the stream follows it; only the exact closer counts (`</｜DSML｜parameter |` is data).
 //   A missing closer is closed by the next parameter or `</｜DSML｜invoke>`; a missing
@@ -44,8 +45,8 @@ extension FormatDefinition {
     /// After the text and a blank line, one `<｜DSML｜function_calls>\n` block holding per call
     /// `<｜DSML｜invoke name="NAME">\n`, per argument `<｜DSML｜parameter name="KEY" string="true">`
     /// + the string + `</｜DSML｜parameter>\n` (`string="false"` and compact JSON for any other
-    /// value), then `</｜DSML｜invoke>\n`, as V3.2's template writes them. The decoder strips one
-    /// newline at each end of a value, so a string that begins (or ends) with one gets one more.
+    /// value), then `</｜DSML｜invoke>\n`, as V3.2's template writes them (the value flush against
+    /// its tags).
     private static func renderDeepSeekV32(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String) throws(RenderError) -> [UInt8] {
         let tags = dsmlTags.rendering
         return try CallRenderer.taggedCalls(
@@ -55,17 +56,13 @@ extension FormatDefinition {
             var out = Array("<｜DSML｜invoke name=\"".utf8) + Array(call.name.utf8) + Array("\">\n".utf8)
             for member in call.arguments.objectValue ?? [] {
                 out += Array("<｜DSML｜parameter name=\"".utf8) + Array(member.key.utf8)
-                var value: [UInt8]
                 if case .string(let s) = member.value {
                     out += Array("\" string=\"true\">".utf8)
-                    value = Array(s.utf8)
+                    out += Array(s.utf8)
                 } else {
                     out += Array("\" string=\"false\">".utf8)
-                    value = CallRenderer.textValue(member.value, tags: tags)
+                    out += CallRenderer.textValue(member.value, tags: tags)
                 }
-                if value.first == 0x0A { value.insert(0x0A, at: 0) }
-                if value.last == 0x0A { value.append(0x0A) }
-                out += value
                 out += Array("</｜DSML｜parameter>\n".utf8)
             }
             return out + Array("</｜DSML｜invoke>\n".utf8)
@@ -84,7 +81,7 @@ extension FormatDefinition {
             damagedOpeners: ["\(d)function_calls", "\(d)tool_calls"],
             function: ("\(d)invoke name=", "\(c)invoke>"),
             parameter: ("\(d)parameter name=", "\(c)parameter>"),
-            quotedNames: true, jsonBody: true, stringAttribute: true)
+            quotedNames: true, stripNewlines: false, jsonBody: true, stringAttribute: true)
     }
 }
 

@@ -28,6 +28,11 @@ final class TaggedFunctionTags: Sendable {
     /// A parameter's `string="true"` attribute makes its value a string whatever it looks like
     /// (DeepSeek's DSML); `string="false"` (or none) types it as usual.
     let stringAttribute: Bool
+    /// Whether the format's template writes a newline on each side of a value
+    /// (`<parameter=k>\nV\n</parameter>`, Qwen3-Coder): then exactly one is stripped at each
+    /// end. Where the template writes the value flush against its tags (MiniMax M2, DeepSeek
+    /// V3.2, Seed-OSS), every byte between the tags is the value's.
+    let stripNewlines: Bool
     let value: TextValueScanner.Tags
     /// Start markers: the wrapper's openers, then a bare function block; the wrapper's closers
     /// are stray.
@@ -44,17 +49,17 @@ final class TaggedFunctionTags: Sendable {
 
     convenience init(
         wrapper: (String, String), function: (String, String), parameter: (String, String),
-        quotedNames: Bool, jsonCalls: Bool = false
+        quotedNames: Bool, stripNewlines: Bool, jsonCalls: Bool = false
     ) {
         self.init(wrappers: [wrapper], function: function, parameter: parameter, quotedNames: quotedNames,
-                  jsonCalls: jsonCalls)
+                  stripNewlines: stripNewlines, jsonCalls: jsonCalls)
     }
 
     /// `damagedOpeners`: more wrapper openers (a well-formed one's prefix) that open a block too.
     init(
         wrappers: [(String, String)], damagedOpeners: [String] = [], function: (String, String),
-        parameter: (String, String), quotedNames: Bool, jsonCalls: Bool = false, jsonBody: Bool = false,
-        stringAttribute: Bool = false
+        parameter: (String, String), quotedNames: Bool, stripNewlines: Bool, jsonCalls: Bool = false,
+        jsonBody: Bool = false, stringAttribute: Bool = false
     ) {
         wrapperOpens = (wrappers.map(\.0) + damagedOpeners).map { Array($0.utf8) }
         wrapperCloses = wrappers.map { Array($0.1.utf8) }
@@ -65,9 +70,10 @@ final class TaggedFunctionTags: Sendable {
         self.jsonCalls = jsonCalls
         self.jsonBody = jsonBody
         self.stringAttribute = stringAttribute
+        self.stripNewlines = stripNewlines
         value = TextValueScanner.Tags(
             close: parameter.1, follows: [parameter.0, function.1] + wrappers.map(\.1), breaks: [parameter.0, function.1],
-            stripNewlines: true,
+            stripNewlines: stripNewlines,
             nests: wrappers.map { ($0.0, $0.1, [function.0]) } + [(function.0, function.1, [parameter.0, function.1])])
         markers = wrapperOpens.map { Marker(String(decoding: $0, as: UTF8.self), role: .section) }
             + [Marker(function.0, role: .call)]

@@ -445,8 +445,16 @@ struct ScalarProbe: Sendable {
 /// and scanning goes on after them. So a value may contain `</parameter>` literally, and
 /// nothing is held back beyond the close tag, 256 bytes of white space and a partial tag.
 ///
-/// With `stripNewlines`, exactly one leading and one trailing `\n` are not part of the value;
-/// the last `\n` seen is therefore held back until more value bytes follow it.
+/// With `stripNewlines`, exactly one leading and one trailing `\n` are not part of the value.
+///
+/// **Layout before a break.** When a break tag ends the value (its close tag is missing), the
+/// line break and indentation before the tag are layout, not value: the templates put each tag
+/// on a line of its own, so a model that leaves the close tag out still ends the value's line
+/// (`--5\n  </invoke>` is `--5`). The layout is the value's trailing run of white space from the
+/// run's first line break (`\n` or `\r`), when that is at most ``maxLayout`` bytes long (a
+/// longer run is data, as is trailing white space on the value's own line and everything before
+/// a close tag). So the scanner holds back such a run while it is open: at most ``maxLayout``
+/// bytes, and no byte is looked at twice to find it.
 struct TextValueScanner: Sendable {
     /// The tags that end a value, for one format.
     struct Tags: Sendable {
@@ -501,6 +509,9 @@ struct TextValueScanner: Sendable {
     }
 
     static let maxSpaceAfterClose = 256
+    /// The longest layout before a break tag (from the first line break of the trailing white
+    /// space to the tag).
+    static let maxLayout = 256
 
     private var start: Int
     private var pos: Int
@@ -509,17 +520,24 @@ struct TextValueScanner: Sendable {
     private var pendingClose: Int?
     /// How many quoted blocks of the format's markup are open inside the value.
     private var nesting = 0
+    /// The value's bytes before this were checked for trailing white space.
+    private var spaceChecked: Int
+    /// The first line break of the white space that ends the bytes checked so far (nil when
+    /// they end with another byte, or with white space that holds no line break).
+    private var runBreak: Int?
 
     init(start: Int) {
         self.start = start
         self.pos = start
         self.emitted = start
+        self.spaceChecked = start
     }
 
-    /// Everything up to `end` was scanned and handed to the emitter, and no close tag is
-    /// pending: the next plain bytes are value bytes (``PassThrough/textValue(tags:)``).
+    /// Everything up to `end` was scanned and handed to the emitter, no close tag is pending
+    /// and no white space run with a line break is open: the next plain bytes are value bytes
+    /// (``PassThrough/textValue(tags:)``; they hold no line break, which stops a run).
     func isCaughtUp(at end: Int) -> Bool {
-        leadChecked && pendingClose == nil && pos == end && emitted == end
+        leadChecked && pendingClose == nil && runBreak == nil && pos == end && emitted == end
     }
 
     /// Takes `count` value bytes that the decoder forwarded: hands them to `emitter` as read.
@@ -527,6 +545,34 @@ struct TextValueScanner: Sendable {
         emitter.takeForwarded(from: pos, to: pos + count)
         pos += count
         emitted = pos
+        spaceChecked = pos
+    }
+
+    /// Brings ``runBreak`` up to `end`: looks back from `end` over the new bytes only, to the
+    /// last byte that is no white space.
+    private mutating func checkSpace(_ w: ByteWindow, upTo end: Int) {
+        guard end > spaceChecked else { return }
+        var i = end
+        var firstBreak: Int? = nil
+        while i > spaceChecked {
+            let b = w[i - 1]
+            guard JSONReader.isSpace(b) else {
+                runBreak = firstBreak  // the run begins after this byte
+                spaceChecked = end
+                return
+            }
+            i -= 1
+            if b == 0x0A || b == 0x0D { firstBreak = i }
+        }
+        // Every new byte is white space: the run goes on.
+        if runBreak == nil { runBreak = firstBreak }
+        spaceChecked = end
+    }
+
+    /// Where the layout before `end` begins (``maxLayout``), or `end` when there is none.
+    private func layoutStart(before end: Int) -> Int {
+        guard let b = runBreak, end - b <= Self.maxLayout else { return end }
+        return b
     }
 
     /// Scans what arrived; feeds value bytes to `emitter`.
@@ -539,6 +585,7 @@ struct TextValueScanner: Sendable {
             if tags.stripNewlines && w[start] == 0x0A { start += 1 }
             pos = start
             emitted = start
+            spaceChecked = start
             leadChecked = true
         }
         while true {
@@ -595,7 +642,7 @@ struct TextValueScanner: Sendable {
                 } else {
                     switch judge.verdict(w, tags.breaks[k - 1], at, false, false, emitter) {
                     case .structure:
-                        return end(at: at, next: at, w, tags: tags, emitter: &emitter, actions: &actions)
+                        return end(atBreak: at, w, tags: tags, emitter: &emitter, actions: &actions)
                     case .undecided:
                         // Hold the tag back until the look-ahead can tell.
                         flush(w, upTo: at, tags: tags, emitter: &emitter, actions: &actions)
@@ -666,10 +713,20 @@ struct TextValueScanner: Sendable {
         if leadChecked, nesting == 0, pos < w.end, case .found(let k, let at) = tags.inValue.search(w, from: pos, end: w.end),
             k > 0, k <= tags.breaks.count, at == pos, judge.verdict(w, tags.breaks[k - 1], at, true, false, emitter) == .structure
         {
-            _ = end(at: at, next: w.end, w, tags: tags, emitter: &emitter, actions: &actions)
+            _ = end(atBreak: at, w, tags: tags, emitter: &emitter, actions: &actions)
             return true
         }
         return false
+    }
+
+    /// Ends the value at a break tag at `at` (its close tag is missing): the layout before the
+    /// tag is not the value's.
+    private mutating func end(
+        atBreak at: Int, _ w: ByteWindow, tags: Tags, emitter: inout TextArgumentEmitter, actions: inout [GrammarAction]
+    ) -> Outcome {
+        checkSpace(w, upTo: at)
+        let valueEnd = max(layoutStart(before: at), emitted)
+        return end(at: valueEnd, next: at, w, tags: tags, emitter: &emitter, actions: &actions)
     }
 
     private mutating func end(
@@ -690,6 +747,10 @@ struct TextValueScanner: Sendable {
     ) {
         guard upTo > emitted else { return }
         var e = UTF8Boundary.safeEnd(w, start: emitted, end: upTo)
+        // Held back: a run that may yet be layout before a break (it covers the one newline
+        // that `stripNewlines` holds before a close tag).
+        checkSpace(w, upTo: e)
+        e = layoutStart(before: e)
         if tags.stripNewlines && e > emitted && w[e - 1] == 0x0A { e -= 1 }
         guard e > emitted else { return }
         emitter.append(w, from: emitted, to: e, actions: &actions)
