@@ -21,8 +21,15 @@
 //   streamed as they arrive.
 // - Every tag is also read with ASCII bars (`<|DSML|invoke name=`), one spelling per frame.
 // - Drifts: a bare `<｜DSML｜invoke` with no wrapper is a call (an orphan wrapper closer after it is
-//   markup); a damaged opener (`<｜DSML｜tool_calls` with no `>`) opens the block, and an opener
-//   repeated inside it is markup. DSML markup never reaches the text.
+//   markup); a damaged opener (`<｜DSML｜tool_calls` with no `>`) followed by the block's content
+//   opens the block, and an opener repeated inside it is markup. Any other tag that opens with
+//   `<｜DSML｜` (`<｜DSML｜toolcalls>`, `<｜DSML｜tool_calls-ok Let's…`, `<｜DSML｜ SugarPanel>`), and a
+//   damaged opener followed by anything else, is rejected (`malformed`) with what follows it up to
+//   the next `<｜DSML｜` tag, so the block after it is read on its own; any other `</｜DSML｜` tag is
+//   markup through its `>`. DSML markup never reaches the text.
+// - One parameter `arguments` or `input` holding a JSON object, the call's only one, is the
+//   arguments when the tool declares no such parameter and the object's keys fit its schema
+//   (V3.2 writes it); without tools it is read literally.
 // - End of stream: accepted when only closing tags are missing after a closed value (and no
 //   required parameter is missing); cut inside a name, key or value it is `incomplete`.
 // - Reasoning: `<think>…</think>`. V4 may open a call block while its reasoning is unclosed, so
@@ -81,7 +88,8 @@ extension FormatDefinition {
             damagedOpeners: ["\(d)function_calls", "\(d)tool_calls"],
             function: ("\(d)invoke name=", "\(c)invoke>"),
             parameter: ("\(d)parameter name=", "\(c)parameter>"),
-            quotedNames: true, stripNewlines: false, jsonBody: true, stringAttribute: true)
+            quotedNames: true, stripNewlines: false, jsonBody: true, stringAttribute: true,
+            wrapperKeys: ["arguments", "input"], tagTokens: (d, c))
     }
 }
 

@@ -2,8 +2,10 @@
 // `<|tool_call_start|>[f(a='v', b=1), g()]<|tool_call_end|>`.
 //
 // Parsed by ``PythonListGrammar`` configured for LFM2 (its doc comment has the rules), over
-// the Python-call family (``PythonCallReader``). Reasoning: `<think>…</think>`; a call inside an unclosed block stays
-// reasoning.
+// the Python-call family (``PythonCallReader``). With tools declared, an output that is exactly a
+// bare list of calls naming declared tools (the markers stripped by a server) is a call list,
+// recognised at the end of the stream. Reasoning: `<think>…</think>`; a call inside an unclosed
+// block stays reasoning.
 
 extension FormatDefinition {
     static let lfm2: FormatDefinition = FormatDefinition(

@@ -33,6 +33,15 @@ final class TaggedFunctionTags: Sendable {
     /// end. Where the template writes the value flush against its tags (MiniMax M2, DeepSeek
     /// V3.2, Seed-OSS), every byte between the tags is the value's.
     let stripNewlines: Bool
+    /// Parameter keys some models wrap every argument in (DeepSeek V3.2 writes one parameter
+    /// `arguments` or `input` holding a JSON object): such a first parameter, undeclared by a
+    /// declared tool, whose object fits the tool's schema and is the call's only parameter, is
+    /// the arguments (``TextArgumentEmitter/beginWrapperCandidate(key:asString:tool:actions:)``).
+    let wrapperKeys: Set<String>
+    /// The token every tag of the format begins with, opening and closing (DSML's `<｜DSML｜` and
+    /// `</｜DSML｜`), when the format's markup must never reach the text: a tag it begins that is
+    /// none of the format's is a damaged tag (``TaggedFunctionParser``, `damaged`).
+    let tagTokens: (open: [UInt8], close: [UInt8])?
     let value: TextValueScanner.Tags
     /// Start markers: the wrapper's openers, then a bare function block; the wrapper's closers
     /// are stray.
@@ -46,6 +55,11 @@ final class TaggedFunctionTags: Sendable {
     /// Where a malformed frame ends: inside a wrapper, and in a bare block.
     let wrappedStops: MarkerSet
     let bareStops: MarkerSet
+    /// The marker indexes of the damaged openers, and of the two tag tokens (nil without them).
+    let damagedOpenerIndexes: Range<Int>
+    let tagTokenIndexes: (open: Int, close: Int)?
+    /// Where a damaged tag's region ends: the next opening tag token.
+    let damagedStops: MarkerSet
 
     convenience init(
         wrapper: (String, String), function: (String, String), parameter: (String, String),
@@ -59,7 +73,8 @@ final class TaggedFunctionTags: Sendable {
     init(
         wrappers: [(String, String)], damagedOpeners: [String] = [], function: (String, String),
         parameter: (String, String), quotedNames: Bool, stripNewlines: Bool, jsonCalls: Bool = false,
-        jsonBody: Bool = false, stringAttribute: Bool = false
+        jsonBody: Bool = false, stringAttribute: Bool = false, wrapperKeys: Set<String> = [],
+        tagTokens: (open: String, close: String)? = nil
     ) {
         wrapperOpens = (wrappers.map(\.0) + damagedOpeners).map { Array($0.utf8) }
         wrapperCloses = wrappers.map { Array($0.1.utf8) }
@@ -71,13 +86,21 @@ final class TaggedFunctionTags: Sendable {
         self.jsonBody = jsonBody
         self.stringAttribute = stringAttribute
         self.stripNewlines = stripNewlines
+        self.wrapperKeys = wrapperKeys
+        self.tagTokens = tagTokens.map { (Array($0.open.utf8), Array($0.close.utf8)) }
         value = TextValueScanner.Tags(
             close: parameter.1, follows: [parameter.0, function.1] + wrappers.map(\.1), breaks: [parameter.0, function.1],
             stripNewlines: stripNewlines,
             nests: wrappers.map { ($0.0, $0.1, [function.0]) } + [(function.0, function.1, [parameter.0, function.1])])
+        let tokenMarkers = tagTokens.map { [Marker($0.open, role: .section), Marker($0.close, role: .section)] } ?? []
         markers = wrapperOpens.map { Marker(String(decoding: $0, as: UTF8.self), role: .section) }
             + [Marker(function.0, role: .call)]
+            + tokenMarkers
             + wrapperCloses.map { Marker(String(decoding: $0, as: UTF8.self), kind: .stray) }
+        damagedOpenerIndexes = wrappers.count..<(wrappers.count + damagedOpeners.count)
+        let firstToken = wrapperOpens.count + 1
+        tagTokenIndexes = tagTokens == nil ? nil : (firstToken, firstToken + 1)
+        damagedStops = MarkerSet(tagTokens.map { [$0.open] } ?? [])
         frameTags = [functionOpen] + wrapperCloses + wrapperOpens
         paramTags = [parameterOpen, functionClose] + wrapperCloses
         closeTags = [functionClose] + wrapperCloses
@@ -103,7 +126,12 @@ final class TaggedFunctionTags: Sendable {
 ///   newline or `<`, and is at most 512 bytes. A bare opener whose name is broken
 ///   (`<function=name` with no `>`) is text, not a call; inside a wrapper it is `malformed`.
 /// - Values: ``TextValueScanner`` (a missing close tag is closed by the next parameter or the
-///   function's close; a close tag inside a value is data unless the next element follows).
+///   function's close, the line break and indentation before it being layout; a close tag
+///   inside a value is data unless the next element follows). What surrounds a value is the
+///   format's template's (``TaggedFunctionTags/stripNewlines``).
+/// - With ``TaggedFunctionTags/tagTokens``: a tag opened by the format's token that is none of
+///   its tags (or a damaged opener followed by no block) is `malformed` up to the next opening
+///   token; an unknown closing tag is markup through its `>`.
 /// - A missing function close before the wrapper's close is tolerated; an orphan wrapper close
 ///   after a bare block is `markup`.
 /// - End of stream: accepted when the last value was closed (only closing tags are missing) or
@@ -131,7 +159,15 @@ struct TaggedFunctionParser: CallGrammar {
         case afterJSONBody(JSONValue, end: Int)
         /// Skipping to the frame's end; the frame is `malformed`.
         case junk(String)
+        /// A damaged or unknown opening tag (``TaggedFunctionTags/tagTokens``) and what follows
+        /// it, up to the next opening tag token: `malformed`, and the calls after it stand.
+        case damaged
+        /// A closing tag token that closes none of the format's tags: markup through its `>`.
+        case strayCloser
     }
+
+    /// The longest damaged region kept for its rejection; past it the rest is text again.
+    static let maxDamagedBytes = 4096
 
     static let maxNameBytes = 512
 
@@ -139,6 +175,10 @@ struct TaggedFunctionParser: CallGrammar {
     private var state: State = .frame
     private var pos = 0
     private var wrapped = true
+    /// The frame began with a damaged opener (``TaggedFunctionTags/damagedOpenerIndexes``).
+    private var openedDamaged = false
+    /// Where the frame's marker began.
+    private var markerStart = 0
     private var frameStart = 0
     private var callsInFrame = 0
     private var tool: ToolDefinition?
@@ -162,7 +202,12 @@ struct TaggedFunctionParser: CallGrammar {
         pos = bodyStart
         callsInFrame = 0
         wrapped = markers[marker].role == .section
+        markerStart = at
+        openedDamaged = tags.damagedOpenerIndexes.contains(marker)
         state = wrapped ? .frame : .name
+        if let t = tags.tagTokenIndexes {
+            if marker == t.open { state = .damaged } else if marker == t.close { state = .strayCloser }
+        }
     }
 
     mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
@@ -191,6 +236,10 @@ struct TaggedFunctionParser: CallGrammar {
                     if tags.jsonCalls && w[pos] == UInt8(ascii: "{") {
                         jsonReader = CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth)
                         state = .json
+                    } else if openedDamaged && callsInFrame == 0 && tags.tagTokens != nil {
+                        // A damaged opener with prose after it (`<｜DSML｜tool_calls-ok Let's…`),
+                        // not a block: a damaged tag.
+                        state = .damaged
                     } else {
                         state = .junk("expected a function block")
                     }
@@ -320,7 +369,11 @@ struct TaggedFunctionParser: CallGrammar {
                 case .name(let key, let next):
                     let raw = tags.stringAttribute && Self.hasStringTrue(w, pos..<next)
                     pos = next
-                    emitter.beginValue(key: key, tool: tool, asString: raw, actions: &actions)
+                    if !emitter.hasValues, let tool, tags.wrapperKeys.contains(key), !tool.declares(argument: key) {
+                        emitter.beginWrapperCandidate(key: key, asString: raw, tool: tool, actions: &actions)
+                    } else {
+                        emitter.beginValue(key: key, tool: tool, asString: raw, actions: &actions)
+                    }
                     state = .value(TextValueScanner(start: next))
                 }
             case .value(var scanner):
@@ -336,9 +389,48 @@ struct TaggedFunctionParser: CallGrammar {
             case .junk(let detail):
                 let stops = wrapped ? tags.wrappedStops : tags.bareStops
                 return stops.rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in true }
+            case .damaged:
+                // Up to the next opening tag token (a block, an invoke, or another damaged tag,
+                // each read on its own), within the cap.
+                var cap = markerStart + Self.maxDamagedBytes
+                let limit = min(w.end, cap)
+                switch tags.damagedStops.search(w, from: pos, end: limit, isFinal: limit == cap) {
+                case .found(_, let at):
+                    actions.append(.reject(.malformed, detail: Self.damagedDetail, end: at))
+                    return .finished(at: at)
+                case .partial(let at):
+                    pos = at
+                    return .needMore
+                case .none:
+                    guard limit == cap else {
+                        pos = limit
+                        return .needMore
+                    }
+                    // The rest is text again, from a character's first byte.
+                    while cap > pos && w[cap] & 0xC0 == 0x80 { cap -= 1 }
+                    actions.append(.reject(.malformed, detail: Self.damagedDetail, end: cap))
+                    return .finished(at: cap)
+                }
+            case .strayCloser:
+                // Through its `>` on its line (at most a name's length); without one, the token.
+                var i = pos
+                while i < w.end && i - pos <= Self.maxNameBytes {
+                    let b = w[i]
+                    if b == UInt8(ascii: ">") {
+                        actions.append(.markup(end: i + 1))
+                        return .finished(at: i + 1)
+                    }
+                    if b == 0x0A || b == 0x0D || b == UInt8(ascii: "<") { break }
+                    i += 1
+                }
+                if i == w.end && i - pos <= Self.maxNameBytes { return .needMore }
+                actions.append(.markup(end: frameStart))
+                return .finished(at: frameStart)
             }
         }
     }
+
+    private static let damagedDetail = "a damaged or unknown DSML tag (the text up to the next tag)"
 
     func passThrough(at end: Int) -> PassThrough? {
         switch state {
@@ -403,6 +495,10 @@ struct TaggedFunctionParser: CallGrammar {
             }
         case .junk(let detail):
             actions.append(.reject(.malformed, detail: detail, end: w.end))
+        case .damaged:
+            actions.append(.reject(.malformed, detail: Self.damagedDetail, end: w.end))
+        case .strayCloser:
+            actions.append(.markup(end: w.end))
         }
     }
 
@@ -513,6 +609,20 @@ struct TaggedValueJudge: TagJudge {
     let tags: TaggedFunctionTags
     let tool: ToolDefinition?
     let wrapped: Bool
+
+    /// A quoted function opener at the end of a value (`… <function=x>`) followed by a parameter
+    /// opener is confirmed only when that parameter cannot continue the current call: a key the
+    /// tool declares and the call may take next is the call's own next parameter (the value's
+    /// close tag is missing), and the opener before it is data.
+    func confirmsNest(_ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ emitter: TextArgumentEmitter) -> Bool? {
+        guard tag == tags.parameterOpen, let tool else { return true }
+        switch TaggedFunctionParser.readName(w, from: at + tag.count, tags: tags) {
+        case .needMore: return isFinal ? true : nil
+        case .invalid: return true
+        case .name(let key, _):
+            return !(tool.declares(argument: key) && emitter.admitsNextKey(key, tool: tool, declaredOnly: true))
+        }
+    }
 
     func verdict(_ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ afterClose: Bool,
                  _ emitter: TextArgumentEmitter) -> TextValueScanner.Verdict {

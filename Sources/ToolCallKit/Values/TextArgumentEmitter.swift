@@ -52,6 +52,13 @@ struct TextArgumentEmitter: Sendable {
     private var tooDeep = false
     /// glm4: retry a `{`/`[` value with `\"` unescaped when it is not JSON as written.
     let unescapeQuotedJSON: Bool
+    /// The current value is a wrapper candidate (``beginWrapperCandidate(key:asString:tool:actions:)``).
+    private var wrapping = false
+    private var wrapAsString = false
+    private var wrapTool: ToolDefinition? = nil
+    /// A first value held, nothing sent for it yet: its key, its bytes, whether it was marked a
+    /// string, and the arguments it stands for when its object fits the tool.
+    private var wrapper: (key: String, bytes: [UInt8], asString: Bool, unwrapped: JSONValue?)? = nil
 
     init(maxDepth: Int = 512, unescapeQuotedJSON: Bool = false) {
         self.maxDepth = maxDepth
@@ -68,9 +75,52 @@ struct TextArgumentEmitter: Sendable {
         beginValue(key: key, schema: tool?.typingSchema(forArgument: key), asString: asString, actions: &actions)
     }
 
+    /// The first value of a call, for `key`, which `tool` does not declare and in which some
+    /// models wrap all the arguments (DeepSeek V3.2's `arguments` or `input`, holding a JSON
+    /// object): held, nothing sent. If the call ends with it alone and its text is a JSON
+    /// object whose keys fit the tool (``ToolDefinition/admits(keys:)``), that object is the
+    /// arguments; otherwise (another parameter begins, or it does not fit) it is sent as the
+    /// parameter it is written as.
+    mutating func beginWrapperCandidate(key: String, asString: Bool, tool: ToolDefinition, actions: inout [GrammarAction]) {
+        self.key = key
+        schema = nil
+        typed = false
+        valueStart = -1
+        valueEnd = -1
+        began += 1
+        mode = .held
+        wrapping = true
+        wrapAsString = asString
+        wrapTool = tool
+    }
+
+    /// Sends the held wrapper candidate as the parameter it is written as.
+    private mutating func releaseWrapper(actions: inout [GrammarAction]) {
+        guard let held = wrapper else { return }
+        wrapper = nil
+        if members.depth == 0 { members.beginObject() }
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        JSONValue.writeString(held.key, to: &out)
+        out.append(UInt8(ascii: ":"))
+        members.key(held.key)
+        let start = members.count
+        if held.asString {
+            members.string(utf8: held.bytes[...])
+        } else {
+            if Self.nesting(held.bytes) > maxDepth {
+                tooDeep = true
+                silent = true
+            }
+            SchemaTyping.untyped(ByteWindow(holding: held.bytes), 0..<held.bytes.count, into: &members)
+        }
+        out += members.text(from: start)
+        emit(out, actions: &actions)
+    }
+
     /// A value for `key` begins, typed by `schema` (`{"type": ...}`; nil: the no-schema rule).
     /// For formats whose wire says more than the tool's schema (Kimi K3's `type` attribute).
     mutating func beginValue(key: String, schema: JSONValue?, asString: Bool = false, actions: inout [GrammarAction]) {
+        releaseWrapper(actions: &actions)
         self.key = key
         self.schema = schema
         var types = SchemaTyping.types(of: schema)
@@ -148,6 +198,8 @@ struct TextArgumentEmitter: Sendable {
     /// is empty: otherwise the stream ended before the parameters the tool cannot do without.
     func missingRequired(_ tool: ToolDefinition?) -> [String] {
         guard case .array(let required)? = tool?.parameters["required"] else { return [] }
+        // A held wrapper whose object fits the tool holds every required property.
+        if wrapper?.unwrapped != nil && memberKeys.count == 1 { return [] }
         return required.compactMap { $0.stringValue }.filter { !memberKeys.contains($0) && $0 != key }
     }
 
@@ -168,8 +220,22 @@ struct TextArgumentEmitter: Sendable {
 
     /// The current value ended; its bytes are read from `w`.
     mutating func endValue(_ w: ByteWindow, actions: inout [GrammarAction]) {
-        if members.depth == 0 { members.beginObject() }
         let value: ArraySlice<UInt8> = valueStart < 0 ? [] : w.slice(valueStart..<valueEnd)
+        if wrapping {
+            wrapping = false
+            let bytes = Array(value)
+            var unwrapped: JSONValue? = nil
+            if Self.nesting(bytes) <= maxDepth, case .object(let members)? = try? JSONValue.parse(bytes),
+                wrapTool?.admits(keys: Set(members.map(\.key))) == true
+            {
+                unwrapped = .object(members)
+            }
+            wrapper = (key, bytes, wrapAsString, unwrapped)
+            wrapTool = nil
+            memberKeys.insert(key)
+            return
+        }
+        if members.depth == 0 { members.beginObject() }
         switch mode {
         case .stream:
             emit([UInt8(ascii: "\"")], actions: &actions)
@@ -228,6 +294,7 @@ struct TextArgumentEmitter: Sendable {
 
     /// A whole value for `key`, already typed (a nested element tree): emitted at once.
     mutating func addValue(key: String, _ value: JSONValue, actions: inout [GrammarAction]) {
+        releaseWrapper(actions: &actions)
         var out: [UInt8] = [UInt8(ascii: began == 0 ? "{" : ",")]
         JSONValue.writeString(key, to: &out)
         out.append(UInt8(ascii: ":"))
@@ -260,6 +327,17 @@ struct TextArgumentEmitter: Sendable {
         }
         if !errors.isEmpty {
             return .failure(ArgumentsMismatch(reason: .invalidArguments, detail: errors.joined(separator: "\n")))
+        }
+        if let held = wrapper, let unwrapped = held.unwrapped {
+            // The call's one parameter wraps its arguments: they are the object it holds.
+            wrapper = nil
+            let arguments = CanonicalJSON(unwrapped)
+            emit(arguments.bytes, actions: &actions)
+            return .success(arguments)
+        }
+        releaseWrapper(actions: &actions)
+        if tooDeep {
+            return .failure(ArgumentsMismatch(reason: .tooLarge, detail: nestingTooDeep(maxDepth)))
         }
         emit(Array((began == 0 ? "{}" : "}").utf8), actions: &actions)
         if members.depth == 0 { members.beginObject() }
@@ -623,7 +701,8 @@ struct TextValueScanner: Sendable {
                     if tags.nestCloses.contains(tag) && nesting > 0 {
                         nesting -= 1
                     } else if let o = tags.nestOpens.firstIndex(of: tag) {
-                        switch Self.confirms(w, after: at + tag.count, named: tag.last == UInt8(ascii: "="), by: tags.nestConfirmers[o], isFinal: false) {
+                        switch Self.confirms(w, after: at + tag.count, named: tag.last == UInt8(ascii: "="), by: tags.nestConfirmers[o],
+                                             isFinal: false, judge: nesting == 0 ? judge : nil, emitter: emitter) {
                         case .some(true): nesting += 1
                         case .some(false): break
                         case .none:
@@ -675,7 +754,12 @@ struct TextValueScanner: Sendable {
     /// close after a function). Only a confirmed opener nests: a lone `<tool_call>` mentioned
     /// in a value is data and never changes how the value's own `</parameter>` reads. nil
     /// while the received bytes cannot tell.
-    static func confirms(_ w: ByteWindow, after p: Int, named: Bool, by confirmers: [[UInt8]], isFinal: Bool) -> Bool? {
+    ///
+    /// At the value's own level, `judge` may refuse a confirming tag
+    /// (``TagJudge/confirmsNest(_:_:_:_:_:)``): a parameter opener that continues the current
+    /// call confirms no quoted opener before it.
+    static func confirms<J: TagJudge>(_ w: ByteWindow, after p: Int, named: Bool, by confirmers: [[UInt8]], isFinal: Bool,
+                                      judge: J?, emitter: TextArgumentEmitter) -> Bool? {
         var i = p
         if named {
             while true {
@@ -694,7 +778,9 @@ struct TextValueScanner: Sendable {
         }
         guard i < w.end else { return isFinal ? false : nil }
         switch TagMatch.at(w, i, confirmers, isFinal: isFinal) {
-        case .found: return true
+        case .found(let k):
+            guard let judge else { return true }
+            return judge.confirmsNest(w, confirmers[k], i, isFinal, emitter)
         case .partial: return isFinal ? false : nil
         case .none: return false
         }
@@ -764,6 +850,15 @@ struct TextValueScanner: Sendable {
 protocol TagJudge {
     func verdict(_ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ afterClose: Bool,
                  _ emitter: TextArgumentEmitter) -> TextValueScanner.Verdict
+    /// Whether `tag` at `at`, found right after a quoted opener, confirms it (nil: more bytes
+    /// needed). By default every confirming tag does.
+    func confirmsNest(_ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ emitter: TextArgumentEmitter) -> Bool?
+}
+
+extension TagJudge {
+    func confirmsNest(_ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ emitter: TextArgumentEmitter) -> Bool? {
+        true
+    }
 }
 
 /// Whether one of a few tags sits exactly at a position.
