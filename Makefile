@@ -9,7 +9,8 @@ BIN := .build/release/toolcall
 SCORERS ?=
 
 .PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz fuzz-large fuzz-build fuzz-dict clean \
-	lib python test-embed test-python test-adapters adapters-deps bench-embedding
+	lib python test-embed test-python test-adapters adapters-deps bench-embedding \
+	grammar-deps test-grammar grammar-fuzz grammar-bench
 
 all: build
 
@@ -90,10 +91,45 @@ test-embed: $(VPY)
 	@sh Examples/c/check.sh $(EMBED)/stream_events .build/debug/toolcall
 	@$(MAKE) --no-print-directory test-python
 
-test-python: $(VPY)
+test-python: $(VPY) grammar-deps
 	@$(VPY) -c "import pytest" 2>/dev/null || $(VPY) -m pip install -q pytest
 	TOOLCALLKIT_LIBRARY=$(CURDIR)/$(EMBED)/lib/libtoolcallkit.so TOOLCALL_BIN=$(CURDIR)/.build/debug/toolcall \
+	  TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) GRAMMAR_WALKS=$(GRAMMAR_WALKS) \
 	  PYTHONPATH=python/src $(VPY) -m pytest -q -rs python/tests
+
+# --- Grammars (docs/grammar.md): the three constrained-decoding backends, without a model ----
+# xgrammar without its dependencies (they pull torch and CUDA; matching never uses them),
+# llguidance, and llama.cpp's own GBNF parser built from the llama-cpp-python source package
+# (only src/llama-grammar.cpp, about a minute; cached under .build/gbnf).
+GBNF_LIB := .build/gbnf/libtck_gbnf.so
+GRAMMAR_WALKS ?= 2
+GRAMMAR_PY := xgrammar==0.2.9 apache-tvm-ffi==0.1.15.post2 pydantic==2.14.4 numpy==2.4.6 \
+  typing_extensions==4.16.0 llguidance==1.9.1
+grammar-deps: $(VPY) $(GBNF_LIB)
+	@$(VPY) -c "import xgrammar, llguidance, tvm_ffi, pydantic, numpy" 2>/dev/null || { \
+	  $(VPY) -m pip install -q --no-deps xgrammar==0.2.9 && \
+	  $(VPY) -m pip install -q $(filter-out xgrammar==0.2.9,$(GRAMMAR_PY)); }
+
+$(GBNF_LIB): python/tests/grammar/gbnf_bridge.cpp python/tests/grammar/build_gbnf.sh | $(VPY)
+	@command -v g++ >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq g++; }
+	bash python/tests/grammar/build_gbnf.sh .build/gbnf $(VPY)
+
+# The grammar tests alone (after `swift build`): every format x policy x target, and walks.
+test-grammar: grammar-deps
+	TOOLCALL_BIN=$(CURDIR)/.build/debug/toolcall TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) GRAMMAR_WALKS=$(GRAMMAR_WALKS) \
+	  PYTHONPATH=python/src $(VPY) -m pytest -q -rs python/tests/grammar
+
+# Thousands of random walks per format and target, decoded with --validate; prints the
+# accept/reject matrix and the walk counts (GRAMMAR_FUZZ_WALKS per format, target and tool set).
+GRAMMAR_FUZZ_WALKS ?= 1000
+grammar-fuzz: grammar-deps release
+	TOOLCALL_BIN=$(CURDIR)/$(BIN) TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) \
+	  $(VPY) python/tests/grammar/grammar_fuzz.py --walks $(GRAMMAR_FUZZ_WALKS)
+
+# Export cost (100 tools) and compile time in each backend, and xgrammar's own tags beside ours.
+grammar-bench: grammar-deps release
+	TOOLCALL_BIN=$(CURDIR)/$(BIN) TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) \
+	  $(VPY) python/tests/grammar/grammar_bench.py
 
 # vLLM and SGLang without their dependencies (torch, CUDA ...), plus the pure-Python packages
 # their tool-parser modules import on the way; torch and triton are stubbed by the tests

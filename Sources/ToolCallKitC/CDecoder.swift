@@ -84,6 +84,8 @@ final class CDecoder {
             rawSpans: config.raw, idSeed: config.idSeed, reasoning: config.reasoning,
             reasoningOpen: config.reasoningOpen, validate: config.validate, wholeCalls: config.wholeCalls)
         if let cap = config.maxCallBytes { options.maxCallBytes = cap }
+        options.toolChoice = config.toolChoice
+        options.parallelToolCalls = config.parallelToolCalls
         let decoder = ToolCallDecoder(format: format, tools: tools, options: options)
         if let path = config.tokenizerPath {
             let tokenizer: Tokenizer

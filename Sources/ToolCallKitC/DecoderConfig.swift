@@ -29,11 +29,13 @@ struct DecoderConfig {
     var tokenizer: String?
     var skipSpecial = false
     var openAI = false
+    var toolChoice = ToolChoice.auto
+    var parallelToolCalls = true
 
     /// The keys this build knows.
     static let keys: [String] = [
         "format", "model", "tools", "validate", "whole_calls", "reasoning", "reasoning_open", "raw",
-        "id_seed", "max_call_bytes", "tokenizer", "skip_special", "output",
+        "id_seed", "max_call_bytes", "tokenizer", "skip_special", "output", "tool_choice", "parallel_tool_calls",
     ]
 
     /// The tokenizer file in use: `tokenizer`, or the model folder's tokenizer.json.
@@ -99,6 +101,8 @@ struct DecoderConfig {
                 }
             case "tokenizer": tokenizer = try Self.string(value, key)
             case "skip_special": skipSpecial = try Self.bool(value, key)
+            case "tool_choice": toolChoice = try Self.toolChoice(value)
+            case "parallel_tool_calls": parallelToolCalls = try Self.bool(value, key)
             case "output":
                 let mode = try Self.string(value, key)
                 guard mode == "events" || mode == "openai" else {
@@ -121,12 +125,22 @@ struct DecoderConfig {
         }
     }
 
-    private static func string(_ v: JSONValue, _ key: String) throws(Problem) -> String {
+    /// `tool_choice`: "auto", "required", "none", a tool's name, or an OpenAI tool_choice object.
+    static func toolChoice(_ v: JSONValue) throws(Problem) -> ToolChoice {
+        let choice: ToolChoice?
+        if case .string(let s) = v { choice = ToolChoice(parsing: s) } else { choice = ToolChoice(json: v) }
+        guard let choice else {
+            throw Problem(message: "tool_choice must be \"auto\", \"required\", \"none\", a tool's name or an OpenAI tool_choice object")
+        }
+        return choice
+    }
+
+    static func string(_ v: JSONValue, _ key: String) throws(Problem) -> String {
         guard let s = v.stringValue else { throw Problem(message: "\(key) must be a string, not \(kind(v))") }
         return s
     }
 
-    private static func bool(_ v: JSONValue, _ key: String) throws(Problem) -> Bool {
+    static func bool(_ v: JSONValue, _ key: String) throws(Problem) -> Bool {
         guard case .bool(let b) = v else { throw Problem(message: "\(key) must be true or false, not \(kind(v))") }
         return b
     }

@@ -139,6 +139,29 @@ public func tck_infer(_ dir: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<
     }
 }
 
+/// A constrained-decoding grammar (docs/grammar.md). `config` is a JSON object: `format`,
+/// `tools` (the array), `tool_choice`, `parallel_tool_calls`, `target` ("xgrammar", "lark",
+/// "gbnf"), `reasoning`, `reasoning_open`, `tokenizer` (a tokenizer.json whose special tokens
+/// name markers). Writes `{"grammar": TEXT, "lazy": bool, "triggers": [...], "report": [...]}`
+/// NUL-terminated into `out` and returns the size needed (larger than `cap`: call again), or
+/// TCK_E_ARGUMENT with the message in `out`.
+@_cdecl("tck_grammar")
+public func tck_grammar(_ config: UnsafePointer<UInt8>?, _ len: Int, _ out: UnsafeMutablePointer<CChar>?, _ cap: Int) -> Int32 {
+    guard let config = unsafe config else {
+        unsafe copyMessage("tck_grammar: config is NULL", to: out, capacity: cap)
+        return TCK.argument
+    }
+    let bytes = unsafe Array(UnsafeBufferPointer(start: config, count: max(0, len)))
+    do throws(DecoderConfig.Problem) {
+        let answer = try GrammarRequest(json: bytes).answer()
+        unsafe copyMessage(answer, to: out, capacity: cap)
+        return Int32(clamping: answer.utf8.count + 1)
+    } catch {
+        unsafe copyMessage("tck_grammar: \(error.message)", to: out, capacity: cap)
+        return TCK.argument
+    }
+}
+
 // MARK: - Helpers
 
 /// The decoder behind a handle, or nil for NULL.

@@ -38,6 +38,8 @@ struct DecodeOptions {
     var chunkBytes: Int?
     var responseTemplate: String?
     var prefixFile: String?
+    var toolChoice = ToolChoice.auto
+    var parallelToolCalls = true
 }
 
 /// The range `--max-call-bytes` takes, for messages and help.
@@ -133,6 +135,16 @@ struct ArgumentReader {
             case "--chunk-bytes": o.chunkBytes = try number(for: arg, min: 1)
             case "--response-template": o.responseTemplate = try value(for: arg)
             case "--prefix-file": o.prefixFile = try value(for: arg)
+            case "--tool-choice":
+                let v = try value(for: arg)
+                guard let c = ToolChoice(parsing: v) else {
+                    throw .usage("--tool-choice takes auto, required, none, a tool's name or an OpenAI tool_choice object, not '\(v)'")
+                }
+                o.toolChoice = c
+            case "--parallel-tool-calls":
+                let v = try value(for: arg)
+                guard v == "true" || v == "false" else { throw .usage("--parallel-tool-calls takes true or false, not '\(v)'") }
+                o.parallelToolCalls = v == "true"
             default:
                 throw .usage("unknown option '\(arg)' for decode (see toolcall decode --help)")
             }

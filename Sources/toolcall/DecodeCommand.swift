@@ -80,6 +80,8 @@ struct DecodeCommand {
         if let cap = options.maxCallBytes { decoderOptions.maxCallBytes = cap }
         decoderOptions.wholeCalls = options.wholeCalls
         decoderOptions.prompt = prompt
+        decoderOptions.toolChoice = options.toolChoice
+        decoderOptions.parallelToolCalls = options.parallelToolCalls
         var decoder = ToolCallDecoder(format: format, tools: tools, options: decoderOptions)
         var writer = EventWriter(options: options)
         let tokenizer = options.input == "tokens" ? try loadTokenizer() : nil

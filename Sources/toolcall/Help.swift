@@ -53,6 +53,11 @@ enum Help {
                                   \(Limits.largestText), or 'unlimited' (default 16777216).
           --id-seed N             Seed call ids, for reproducible output.
           --chunk-bytes N         Feed standard input in pieces of N bytes (for tests).
+          --tool-choice auto|required|none|NAME
+                                  Reject calls the choice does not allow (tool_choice), and
+                                  report a required call that never came (end event).
+          --parallel-tool-calls true|false
+                                  With false, reject every call after the first accepted one.
           -h, --help              Show this help.
         """
 
@@ -68,6 +73,7 @@ enum Help {
         USAGE: toolcall decode (--format NAME | --model DIR | --response-template FILE)
                                [options] < model-output
                toolcall render --format NAME [--text TEXT] < calls
+               toolcall grammar (--format NAME | --model DIR) --tools FILE [options]
                toolcall infer DIR
                toolcall formats
                toolcall --version | --help
@@ -91,7 +97,9 @@ enum Help {
                                [--whole-calls] [--input text|tokens] [--tokenizer FILE]
                                [--skip-special] [--output events|openai] [--raw]
                                [--reasoning] [--reasoning-open] [--max-call-bytes N|unlimited]
-                               [--id-seed N] [--chunk-bytes N] < model-output
+                               [--id-seed N] [--chunk-bytes N]
+                               [--tool-choice auto|required|none|NAME]
+                               [--parallel-tool-calls true|false] < model-output
 
         ARGUMENTS:
         \(formats)
@@ -119,6 +127,46 @@ enum Help {
 
         EXIT STATUS:
           0 success, 1 a call the format cannot express or unreadable input, 2 bad usage.
+        """
+
+    /// `toolcall grammar --help`.
+    static let grammar = """
+        OVERVIEW: Write a constrained-decoding grammar that admits only the calls a request
+        allows, in the format's own layout (docs/grammar.md).
+
+        USAGE: toolcall grammar (--format NAME | --model DIR) --tools FILE
+                                [--tool-choice auto|required|none|NAME]
+                                [--parallel-tool-calls true|false]
+                                [--target xgrammar|lark|gbnf]
+                                [--reasoning | --reasoning-open] [--tokenizer FILE]
+
+        ARGUMENTS:
+        \(formats)
+
+        OPTIONS (grammar):
+          --format NAME           The wire format the model writes.
+          --model DIR             Infer the format from a model folder (its tokenizer.json,
+                                  when there is one, names the special tokens).
+          --tools FILE            An OpenAI-style tools array: the calls the grammar writes.
+          --tool-choice CHOICE    auto (default): text and any calls; required: at least one
+                                  call, first; none: no call markup at all; NAME: only that
+                                  tool, at least once; or an OpenAI tool_choice object.
+          --parallel-tool-calls true|false
+                                  With false, at most one call (default true).
+          --target T              xgrammar (default): a structural tag; lark: a llguidance
+                                  grammar; gbnf: llama.cpp's GBNF (lazy with its trigger
+                                  words for auto, as llama.cpp's server takes it).
+          --reasoning             The format's reasoning block may come first.
+          --reasoning-open        The output begins inside the reasoning block.
+          --tokenizer FILE        A tokenizer.json: markers that are one special token are
+                                  written as that token.
+
+        Keywords of a schema that the grammar does not enforce are listed on standard error,
+        one warning each.
+
+        EXIT STATUS:
+          0 success, 1 an unreadable or invalid file, 2 bad usage (also a tool_choice naming
+          an undeclared tool, or a format without a layout).
         """
 
     /// `toolcall infer --help`.

@@ -23,7 +23,7 @@ struct ToolCallCLI {
 
     static func run(_ args: ArraySlice<String>) throws(ExitError) {
         guard let command = args.first else {
-            throw .usage("missing command: decode, render, infer or formats (see toolcall --help)")
+            throw .usage("missing command: decode, render, grammar, infer or formats (see toolcall --help)")
         }
         let rest = args.dropFirst()
         switch command {
@@ -37,7 +37,8 @@ struct ToolCallCLI {
             case "render": StandardStreams.writeOut(Help.render + "\n")
             case "infer": StandardStreams.writeOut(Help.infer + "\n")
             case "formats": StandardStreams.writeOut(Help.formatsCommand + "\n")
-            case let other?: throw .usage("no help for '\(other)': the commands are decode, render, infer and formats")
+            case "grammar": StandardStreams.writeOut(Help.grammar + "\n")
+            case let other?: throw .usage("no help for '\(other)': the commands are decode, render, grammar, infer and formats")
             }
         case "--version":
             StandardStreams.writeOut("toolcall \(Help.version)\n")
@@ -47,6 +48,10 @@ struct ToolCallCLI {
             StandardStreams.writeOut(Help.render + "\n")
         case "infer" where ArgumentReader.wantsHelp(rest):
             StandardStreams.writeOut(Help.infer + "\n")
+        case "grammar" where ArgumentReader.wantsHelp(rest):
+            StandardStreams.writeOut(Help.grammar + "\n")
+        case "grammar":
+            try GrammarCommand(rest).run()
         case "formats" where ArgumentReader.wantsHelp(rest):
             StandardStreams.writeOut(Help.formatsCommand + "\n")
         case "formats":

@@ -77,6 +77,12 @@ public struct RejectedToolCall: Sendable, Equatable {
         public static let tooLarge = Reason(rawValue: "too_large")
         /// The arguments do not fit the tool's schema.
         public static let invalidArguments = Reason(rawValue: "invalid_arguments")
+        /// The request's `tool_choice` does not allow this tool (or, with `none`, any call).
+        public static let toolNotChosen = Reason(rawValue: "tool_not_chosen")
+        /// A call after the first accepted one, with `parallel_tool_calls` false.
+        public static let parallelToolCall = Reason(rawValue: "parallel_tool_call")
+        /// The stream ended without the call `tool_choice` required (no bytes: `raw` is empty).
+        public static let noToolCall = Reason(rawValue: "no_tool_call")
     }
 
     public var reason: Reason

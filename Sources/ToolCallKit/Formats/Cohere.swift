@@ -13,6 +13,14 @@
 // starts inside a block (`--reasoning-open`); a call inside an unclosed block stays reasoning.
 
 extension FormatDefinition {
+    /// `<|START_ACTION|>[` then call objects one per indented line, `\n]<|END_ACTION|>`
+    /// (``renderCohere``).
+    static let cohereLayout = CallLayout(
+        trigger: "<|START_ACTION|>", open: [.markup("[\n    ")],
+        call: [.markup("{\"tool_call_id\": "), .quotedID, .markup(", \"tool_name\": "), .name(.jsonString),
+               .markup(", \"parameters\": "), .arguments(.json), .markup("}")],
+        separator: ",\n    ", close: [.markup("\n]<|END_ACTION|>")])
+
     static let cohere: FormatDefinition = FormatDefinition(
         name: "cohere",
         summary: #"Cohere Command A / R7B actions. Example: <|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {}}]<|END_ACTION|>"#,
@@ -28,6 +36,7 @@ extension FormatDefinition {
                     "→ cohere, the Command A / R7B default (no template or tokens to confirm it)"
                 },
             ]),
+        layout: cohereLayout,
         renderer: FormatRenderer(carriedID: { id, _, index in id ?? String(index) }, render: renderCohere),
         fuzzWords: ["tool_call_id", "tool_name", "parameters", "<|START_RESPONSE|>", "<|END_OF_TURN_TOKEN|>"],
         familyNames: (["command-a", "command-r7b", "command_r", "command", "c4ai"], "Cohere Command A and R7B write"))

@@ -13,6 +13,13 @@
 // closes its reasoning before it calls, and quotes markers while it thinks.
 
 extension FormatDefinition {
+    /// One section of fenced calls, separated by a newline (``renderDeepSeekV3``).
+    static let deepseekV3Layout = CallLayout(
+        trigger: "<｜tool▁calls▁begin｜>",
+        call: [.markup("<｜tool▁call▁begin｜>function<｜tool▁sep｜>"), .name(.bare), .markup("\n```json\n"), .arguments(.json),
+               .markup("\n```<｜tool▁call▁end｜>")],
+        separator: "\n", close: [.markup("<｜tool▁calls▁end｜>")])
+
     static let deepseekV3: FormatDefinition = FormatDefinition(
         name: "deepseek_v3",
         summary: "DeepSeek V3, R1 and R1 distills. Example: <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\\n```json\\n{}\\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
@@ -24,6 +31,7 @@ extension FormatDefinition {
                                   .literal(["<｜tool▁call▁begin｜>", "<｜tool▁calls▁begin｜>"]), .literal(["```json"])),
             ],
             tokens: [("<｜tool▁calls▁begin｜>", 90)]),
+        layout: deepseekV3Layout,
         renderer: FormatRenderer(render: renderDeepSeekV3),
         fuzzWords: ["function", "```json\n", "\n```", "<|tool▁call▁begin|>", "<|tool▁sep|>", "<|tool▁call▁end|>"],
         familyNames: (["deepseek-r1", "deepseek_r1", "r1", "deepseek-v3", "deepseekv3"], "DeepSeek V3 and R1 write"))

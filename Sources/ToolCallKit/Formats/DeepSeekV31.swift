@@ -14,6 +14,13 @@
 // reasoning before it calls.
 
 extension FormatDefinition {
+    /// One section of `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>` calls
+    /// (``renderDeepSeekV31``).
+    static let deepseekV31Layout = CallLayout(
+        trigger: "<｜tool▁calls▁begin｜>",
+        call: [.markup("<｜tool▁call▁begin｜>"), .name(.bare), .markup("<｜tool▁sep｜>"), .arguments(.json), .markup("<｜tool▁call▁end｜>")],
+        close: [.markup("<｜tool▁calls▁end｜>")])
+
     static let deepseekV31: FormatDefinition = FormatDefinition(
         name: "deepseek_v31",
         summary: "DeepSeek V3.1. Example: <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
@@ -24,6 +31,7 @@ extension FormatDefinition {
                 TemplateSignature(rank: 89, "<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json} (DeepSeek V3.1, no ```json fence)",
                                   .literal(["<｜tool▁call▁begin｜>", "<｜tool▁calls▁begin｜>"]), .literal(["<｜tool▁sep｜>"])),
             ]),
+        layout: deepseekV31Layout,
         renderer: FormatRenderer(render: renderDeepSeekV31),
         fuzzWords: ["<|tool▁calls▁begin|>", "<|tool▁call▁begin|>", "<|tool▁sep|>", "<|tool▁call▁end|>"],
         familyNames: (["deepseek-v3.1", "deepseek_v3.1", "deepseekv3.1", "deepseek-v31"], "DeepSeek V3.1 writes"))

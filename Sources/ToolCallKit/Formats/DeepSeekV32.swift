@@ -36,6 +36,12 @@
 //   a wrapper opener ends an open block and is parsed as a call.
 
 extension FormatDefinition {
+    /// One `<｜DSML｜function_calls>\n` block of invokes, each parameter with its `string` flag
+    /// (``renderDeepSeekV32``).
+    static let dsmlLayout = CallLayout.tagged(
+        dsmlTags, wrapperPerCall: false, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
+        afterValue: "\n", afterFunction: "\n", stringFlag: true, quoted: true, stripsNewlines: true)
+
     static let deepseekV32: FormatDefinition = FormatDefinition(
         name: "deepseek_v32",
         summary: #"DeepSeek V3.2 and V4 (DSML). Example: <｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="true">v</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>"#,
@@ -45,6 +51,7 @@ extension FormatDefinition {
             parserNames: ["deepseek_v32", "deepseekv32", "deepseek_v3_2", "deepseek_v4", "deepseekv4", "dsml"],
             templates: [TemplateSignature(rank: 15, "DSML markup (｜DSML｜)", .literal(["｜DSML｜"]))],
             modelTypes: [ModelTypeRule(rank: 45, prefix: "deepseek_v32", format: "deepseek_v32")]),
+        layout: dsmlLayout,
         renderer: FormatRenderer(render: renderDeepSeekV32),
         fuzzWords: ["<｜DSML｜parameter name=", "</｜DSML｜parameter>", " string=\"true\"", " string=\"false\"", "<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>"],
         familyNames: (["deepseek-v3.2", "deepseek_v3.2", "deepseek-v4", "deepseek_v4", "dsml"], "DeepSeek V3.2 and V4 write"))

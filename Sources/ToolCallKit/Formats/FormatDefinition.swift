@@ -33,14 +33,18 @@ public final class FormatDefinition: Sendable {
     public let familyNames: (names: [String], who: String)?
     /// The decoders' marker plans, made on first use.
     let plans = MarkerPlanCache()
+    /// How the format lays out its calls: what the grammar exporter reads (nil: no grammar can be
+    /// exported, as for a response template).
+    public let layout: CallLayout?
 
     init(
         name: String, summary: String,
         grammar: @escaping @Sendable (GrammarContext) -> any CallGrammar,
         reasoning: ReasoningSyntax = .think, ids: CallIDStyle = .openAI,
-        inference: InferenceDeclaration, renderer: FormatRenderer,
+        inference: InferenceDeclaration, layout: CallLayout? = nil, renderer: FormatRenderer,
         fuzzWords: [String] = [], familyNames: (names: [String], who: String)? = nil
     ) {
+        self.layout = layout
         self.name = name
         self.caseName = Self.camelCase(name)
         self.summary = summary

@@ -5,6 +5,16 @@
 // Reasoning: `<think>…</think>`; a call inside an unclosed block stays reasoning.
 
 extension FormatDefinition {
+    /// `<tool_call>NAME\n` + `<arg_key>KEY</arg_key>\n<arg_value>VALUE</arg_value>\n` per argument +
+    /// `</tool_call>` per call (``renderGLM4``).
+    static let glmLayout = CallLayout.perCall("<tool_call>", [
+        .name(.bare), .markup("\n"),
+        .arguments(.tagged(CallLayout.TaggedArguments(
+            open: [.markup("<arg_key>"), .key(.bare), .markup("</arg_key>\n<arg_value>")], close: "</arg_value>\n",
+            valueExcludes: glmTags.tags.map { String(decoding: $0, as: UTF8.self) }, stripsNewlines: false))),
+        .markup("</tool_call>"),
+    ])
+
     static let glm4: FormatDefinition = FormatDefinition(
         name: "glm4",
         summary: "GLM-4.5 and later. Example: <tool_call>f<arg_key>a</arg_key><arg_value>v</arg_value></tool_call>",
@@ -14,6 +24,7 @@ extension FormatDefinition {
             templates: [TemplateSignature(rank: 40, "<arg_key>", .literal(["<arg_key>"]))],
             tokens: [("<arg_key>", 40)],
             modelTypes: [ModelTypeRule(rank: 20, prefix: "glm4", format: "glm4")]),
+        layout: glmLayout,
         renderer: FormatRenderer(render: renderGLM4),
         fuzzWords: ["<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"],
         familyNames: (["glm", "glm45", "glm4.5", "glm4.6", "glm4_moe", "glm47"], "GLM 4.5 and later write"))

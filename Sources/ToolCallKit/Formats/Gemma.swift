@@ -15,6 +15,11 @@
 // - Reasoning: `<think>…</think>`; a call inside an unclosed block stays reasoning.
 
 extension FormatDefinition {
+    /// `<start_function_call>call:NAME{...}<end_function_call>` per call (``CallRenderer/gemma``).
+    static let gemmaLayout = CallLayout.perCall("<start_function_call>", [
+        .markup("call:"), .name(.bare), .arguments(.gemma(delimiter: "<escape>")), .markup("<end_function_call>"),
+    ])
+
     static let gemma: FormatDefinition = FormatDefinition(
         name: "gemma",
         summary: "FunctionGemma. Example: <start_function_call>call:f{a:<escape>v<escape>}<end_function_call>",
@@ -25,6 +30,7 @@ extension FormatDefinition {
             parserNames: ["function_gemma", "functiongemma", "gemma"],
             templates: [TemplateSignature(rank: 30, "<start_function_call>", .literal(["<start_function_call>"]))],
             tokens: [("<start_function_call>", 30)]),
+        layout: gemmaLayout,
         renderer: FormatRenderer { format, calls, text throws(RenderError) in
             try CallRenderer.gemma(calls, text: text, start: "<start_function_call>", end: "<end_function_call>", delimiter: "<escape>")
         },

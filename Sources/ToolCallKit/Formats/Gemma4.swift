@@ -19,6 +19,11 @@
 // block stays reasoning.
 
 extension FormatDefinition {
+    /// `<|tool_call>call:NAME{...}<tool_call|>` per call (``CallRenderer/gemma``).
+    static let gemma4Layout = CallLayout.perCall("<|tool_call>", [
+        .markup("call:"), .name(.bare), .arguments(.gemma(delimiter: "<|\"|>")), .markup("<tool_call|>"),
+    ])
+
     static let gemma4: FormatDefinition = FormatDefinition(
         name: "gemma4",
         summary: #"Gemma 4. Example: <|tool_call>call:f{a:<|"|>v<|"|>}<tool_call|>"#,
@@ -31,6 +36,7 @@ extension FormatDefinition {
             templates: [TemplateSignature(rank: 20, "<|tool_call> and <tool_call|>", .literal(["<|tool_call>"]), .literal(["<tool_call|>"]))],
             tokens: [("<|tool_call>", 20)],
             modelTypes: [ModelTypeRule(rank: 30, prefix: "gemma4", format: "gemma4")]),
+        layout: gemma4Layout,
         renderer: FormatRenderer { format, calls, text throws(RenderError) in
             try CallRenderer.gemma(calls, text: text, start: "<|tool_call>", end: "<tool_call|>", delimiter: "<|\"|>")
         },

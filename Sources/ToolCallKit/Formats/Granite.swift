@@ -9,6 +9,12 @@
 // `<think>…</think>`; a call inside an unclosed block stays reasoning.
 
 extension FormatDefinition {
+    /// `<|tool_call|>[{"name": NAME, "arguments": {...}}, ...]` (``renderGranite``).
+    static let graniteLayout = CallLayout(
+        trigger: "<|tool_call|>", open: [.markup("[")],
+        call: [.markup("{\"name\": "), .name(.jsonString), .markup(", \"arguments\": "), .arguments(.json), .markup("}")],
+        separator: ", ", close: [.markup("]")])
+
     static let granite: FormatDefinition = FormatDefinition(
         name: "granite",
         summary: #"IBM Granite 3.x JSON call lists. Example: <|tool_call|>[{"name": "f", "arguments": {}}]"#,
@@ -22,6 +28,7 @@ extension FormatDefinition {
                     "→ granite, the Granite 3.x default (no template or tokens to confirm it)"
                 },
             ]),
+        layout: graniteLayout,
         renderer: FormatRenderer(render: renderGranite),
         familyNames: (["granite3", "granite-3", "ibm-granite"], "IBM Granite 3 models write"))
 

@@ -23,6 +23,12 @@
 // reasoning; a stream cut inside a call's header or arguments rejects the call `incomplete`.
 
 extension FormatDefinition {
+    /// One commentary message per call (``renderHarmony``).
+    static let harmonyLayout = CallLayout.perCall(HarmonyGrammar.start, [
+        .markup("assistant to=functions."), .name(.bare), .markup(HarmonyGrammar.channel + "commentary json" + HarmonyGrammar.message),
+        .arguments(.json), .markup(HarmonyGrammar.call),
+    ])
+
     static let harmony: FormatDefinition = FormatDefinition(
         name: "harmony",
         summary: #"gpt-oss Harmony messages. Example: <|start|>assistant to=functions.f<|channel|>commentary json<|message|>{"a": 1}<|call|>"#,
@@ -39,6 +45,7 @@ extension FormatDefinition {
             ],
             tokens: [("<|call|>", 92), ("<|constrain|>", 93)],
             modelTypes: [ModelTypeRule(rank: 45, prefix: "gpt_oss", format: "harmony")]),
+        layout: harmonyLayout,
         renderer: FormatRenderer(render: renderHarmony),
         fuzzWords: ["to=functions.", "commentary", "analysis", "final", " json", "assistant"],
         familyNames: (["gpt-oss", "gpt_oss", "gptoss", "openai"], "gpt-oss writes"))

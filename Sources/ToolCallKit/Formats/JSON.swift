@@ -5,6 +5,11 @@
 // and is parsed as a call.
 
 extension FormatDefinition {
+    /// `<tool_call>\n{"name": NAME, "arguments": {...}}\n</tool_call>` per call (``renderJSON``).
+    static let jsonLayout = CallLayout.perCall("<tool_call>", [
+        .markup("\n{\"name\": "), .name(.jsonString), .markup(", \"arguments\": "), .arguments(.json), .markup("}\n</tool_call>"),
+    ])
+
     static let json: FormatDefinition = FormatDefinition(
         name: "json",
         summary: #"Hermes / Qwen JSON in tags. Example: <tool_call>{"name": "f", "arguments": {}}</tool_call>"#,
@@ -20,6 +25,7 @@ extension FormatDefinition {
                     return "→ json, the family's default (no template or tokens to confirm it)\(also)"
                 },
             ]),
+        layout: jsonLayout,
         renderer: FormatRenderer(render: renderJSON),
         familyNames: (["qwen", "qwen2", "qwen2.5", "qwen3", "hermes", "hermes2", "hermes3", "nous"], "Qwen and Hermes models write"))
 

@@ -7,6 +7,14 @@
 // ends an open block and is parsed as a call.
 
 extension FormatDefinition {
+    /// One section of `<|tool_call_begin|>functions.NAME:N<|tool_call_argument_begin|>{...}<|tool_call_end|>`
+    /// calls (``renderKimiK2``).
+    static let kimiK2Layout = CallLayout(
+        trigger: KimiK2Grammar.sectionBegin,
+        call: [.markup(KimiK2Grammar.callBegin + "functions."), .name(.bare), .markup(":"), .index(from: 0),
+               .markup("<|tool_call_argument_begin|>"), .arguments(.json), .markup(KimiK2Grammar.callEnd)],
+        close: [.markup(KimiK2Grammar.sectionEnd)])
+
     static let kimiK2: FormatDefinition = FormatDefinition(
         name: "kimi_k2",
         summary: "Kimi K2. Example: <|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
@@ -22,6 +30,7 @@ extension FormatDefinition {
             ],
             tokens: [("<|tool_calls_section_begin|>", 70)],
             modelTypes: [ModelTypeRule(rank: 50, prefix: "kimi_k2", format: "kimi_k2")]),
+        layout: kimiK2Layout,
         renderer: FormatRenderer(
             carriedID: { id, name, index in
                 if let id, KimiK2Grammar.readID(id) == .named(name) { return id }

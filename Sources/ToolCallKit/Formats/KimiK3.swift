@@ -23,6 +23,21 @@
 //   block ends it: those tokens stand only at a message's top level.
 
 extension FormatDefinition {
+    /// After the response's close, one `tools` block of calls and the message's close; values of
+    /// any type between the argument tags, the attributes escaped (``renderKimiK3``). The
+    /// block ends the message.
+    static let kimiK3Layout = CallLayout(
+        trigger: "<|close|>", open: [.markup("response<|sep|><|open|>tools<|sep|>")],
+        call: [
+            .markup("<|open|>call tool=\""), .name(.attribute), .markup("\" index=\""), .index(from: 1), .markup("\"<|sep|>"),
+            .arguments(.tagged(CallLayout.TaggedArguments(
+                open: [.markup("<|open|>argument key=\""), .key(.attribute), .markup("\" type=\""), .typeName, .markup("\"<|sep|>")],
+                close: String(decoding: KimiK3Grammar.valueTags.close, as: UTF8.self),
+                valueExcludes: ["<|open|>", "<|close|>", "<|sep|>", "<|end_of_msg|>"], stripsNewlines: false))),
+            .markup("<|close|>call<|sep|>"),
+        ],
+        close: [.markup("<|close|>tools<|sep|><|close|>message<|sep|>")], endsMessage: true)
+
     static let kimiK3: FormatDefinition = FormatDefinition(
         name: "kimi_k3",
         summary: #"Kimi K3. Example: <|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="string"<|sep|>v<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"#,
@@ -37,6 +52,7 @@ extension FormatDefinition {
             ],
             tokens: [("<|open|>", 65)],
             modelTypes: [ModelTypeRule(rank: 45, prefix: "kimi_k3", format: "kimi_k3")]),
+        layout: kimiK3Layout,
         renderer: FormatRenderer(render: renderKimiK3),
         fuzzWords: ["<|open|>tools<|sep|>", "<|open|>call tool=\"", "\" index=\"1\"<|sep|>",
                     "<|open|>argument key=\"", "\" type=\"string\"<|sep|>", "<|close|>argument<|sep|>",

@@ -8,6 +8,12 @@
 // block stays reasoning.
 
 extension FormatDefinition {
+    /// `<|tool_call_start|>[f(a='v'), g()]<|tool_call_end|>` (``renderLFM2``).
+    static let lfm2Layout = CallLayout(
+        trigger: "<|tool_call_start|>", open: [.markup("[")],
+        call: [.name(.bare), .markup("("), .arguments(.python), .markup(")")],
+        separator: ", ", close: [.markup("]<|tool_call_end|>")])
+
     static let lfm2: FormatDefinition = FormatDefinition(
         name: "lfm2",
         summary: "Liquid LFM2 Python-literal call lists. Example: <|tool_call_start|>[f(a='v')]<|tool_call_end|>",
@@ -18,6 +24,7 @@ extension FormatDefinition {
                                           .literal(["<|tool_call_start|>", "<|tool_list_start|>"]))],
             tokens: [("<|tool_call_start|>", 50), ("<|tool_list_start|>", 51)],
             modelTypes: [ModelTypeRule(rank: 10, prefix: "lfm2", format: "lfm2")]),
+        layout: lfm2Layout,
         renderer: FormatRenderer(render: renderLFM2),
         fuzzWords: ["None", "True", "False", "({", "})"],
         familyNames: (["lfm", "lfm2.5", "liquid"], "Liquid LFM2 writes"))

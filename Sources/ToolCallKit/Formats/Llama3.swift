@@ -5,6 +5,13 @@
 // a call inside an unclosed block stays reasoning.
 
 extension FormatDefinition {
+    /// `<|python_tag|>` then call objects joined by `; `; at the very start the tag may be left
+    /// out (``renderLlama3``).
+    static let llama3Layout = CallLayout(
+        trigger: "<|python_tag|>",
+        call: [.markup("{\"name\": "), .name(.jsonString), .markup(", \"parameters\": "), .arguments(.json), .markup("}")],
+        separator: "; ", bareAtStart: true)
+
     static let llama3: FormatDefinition = FormatDefinition(
         name: "llama3",
         summary: #"Llama 3.x. Example: <|python_tag|>{"name": "f", "parameters": {}}"#,
@@ -26,6 +33,7 @@ extension FormatDefinition {
                     return "with \(why) → llama3, the Llama 3 default (ambiguous: a fine-tune may use another template)"
                 },
             ]),
+        layout: llama3Layout,
         renderer: FormatRenderer(render: renderLlama3),
         fuzzWords: ["<|eom_id|>"],
         familyNames: (["llama", "llama3.1", "llama3.2", "llama3.3", "llama3_json", "llama-3"], "Llama 3 models write"))

@@ -20,6 +20,12 @@
 // - Reasoning: `<think>…</think>`; a call inside an unclosed block stays reasoning.
 
 extension FormatDefinition {
+    /// One `<minimax:tool_call>\n` block of `<invoke name="NAME">\n` + `<parameter name="KEY">VALUE</parameter>\n`
+    /// per argument + `</invoke>\n` (``renderMiniMaxM2``).
+    static let minimaxLayout = CallLayout.tagged(
+        minimaxTags, wrapperPerCall: false, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
+        afterValue: "\n", afterFunction: "\n", quoted: true, stripsNewlines: true)
+
     static let minimaxM2: FormatDefinition = FormatDefinition(
         name: "minimax_m2",
         summary: #"MiniMax M2. Example: <minimax:tool_call><invoke name="f"><parameter name="a">v</parameter></invoke></minimax:tool_call>"#,
@@ -29,6 +35,7 @@ extension FormatDefinition {
             templates: [TemplateSignature(rank: 10, "<minimax:tool_call>", .literal(["<minimax:tool_call>"]))],
             tokens: [("<minimax:tool_call>", 10)],
             modelTypes: [ModelTypeRule(rank: 40, prefix: "minimax", format: "minimax_m2")]),
+        layout: minimaxLayout,
         renderer: FormatRenderer(render: renderMiniMaxM2),
         fuzzWords: ["<parameter name=", "</parameter>"],
         familyNames: (["minimax", "minimax-m2", "minimaxm2"], "MiniMax M2 writes"))

@@ -20,6 +20,20 @@
 //   stays reasoning, as for MiniMax M2.
 
 extension FormatDefinition {
+    /// One `⟨ns⟩<tool_call>\n` block of `⟨ns⟩<invoke name="NAME">` + `⟨ns⟩<KEY>VALUE⟨ns⟩</KEY>` per
+    /// argument + `⟨ns⟩</invoke>\n`, then `⟨ns⟩</tool_call>` (``renderMiniMaxM3``).
+    static let minimaxM3Layout = CallLayout(
+        trigger: MiniMaxM3Grammar.ns + "<tool_call>", open: [.markup("\n")],
+        call: [
+            .markup(MiniMaxM3Grammar.ns + "<invoke name=\""), .name(.bare), .markup("\">"),
+            .arguments(.tagged(CallLayout.TaggedArguments(
+                open: [.markup(MiniMaxM3Grammar.ns + "<"), .key(.bare), .markup(">")],
+                closing: [.markup(MiniMaxM3Grammar.ns + "</"), .key(.bare), .markup(">")],
+                valueExcludes: [MiniMaxM3Grammar.ns], stripsNewlines: false))),
+            .markup(MiniMaxM3Grammar.ns + "</invoke>\n"),
+        ],
+        close: [.markup(MiniMaxM3Grammar.ns + "</tool_call>")])
+
     static let minimaxM3: FormatDefinition = FormatDefinition(
         name: "minimax_m3",
         summary: #"MiniMax M3. Example: ]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">]<]minimax[>[<a>v]<]minimax[>[</a>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>"#,
@@ -31,6 +45,7 @@ extension FormatDefinition {
             templates: [TemplateSignature(rank: 5, "]<]minimax[>[ namespace token", .literal(["]<]minimax[>["]))],
             tokens: [("]<]minimax[>[", 5)],
             modelTypes: [ModelTypeRule(rank: 35, prefix: "minimax_m3", format: "minimax_m3")]),
+        layout: minimaxM3Layout,
         renderer: FormatRenderer(render: renderMiniMaxM3),
         fuzzWords: ["]<]minimax[>[", "<tool_call>", "</tool_call>", "<invoke name=\"", "</invoke>", "<item>", "</item>",
                     "<mm:think>", "</mm:think>"],

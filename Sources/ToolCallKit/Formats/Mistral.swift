@@ -7,6 +7,11 @@
 // reasoning.
 
 extension FormatDefinition {
+    /// `[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{...}` per call, the id optional (``renderMistral``).
+    static let mistralLayout = CallLayout.perCall("[TOOL_CALLS]", [
+        .name(.bare), .optionalID(prefix: "[CALL_ID]", length: 9), .markup("[ARGS]"), .arguments(.json),
+    ])
+
     static let mistral: FormatDefinition = FormatDefinition(
         name: "mistral",
         summary: #"Mistral. Example: [TOOL_CALLS]f[ARGS]{"a": 1} or [TOOL_CALLS][{"name": "f", "arguments": {}}]"#,
@@ -21,6 +26,7 @@ extension FormatDefinition {
             ],
             tokens: [("[TOOL_CALLS]", 80)],
             modelTypes: [ModelTypeRule(rank: 60, prefix: "mistral3", format: "mistral")]),
+        layout: mistralLayout,
         renderer: FormatRenderer(carriedID: { id, _, _ in id.flatMap { isMistralID($0) ? $0 : nil } }, render: renderMistral),
         fuzzWords: ["[ARGS]", "[CALL_ID]"],
         familyNames: (["mixtral", "magistral", "devstral"], "Mistral models write"))

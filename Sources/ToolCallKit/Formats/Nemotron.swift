@@ -10,6 +10,12 @@
 // inside an unclosed block stays reasoning.
 
 extension FormatDefinition {
+    /// `<TOOLCALL>[{"name": NAME, "arguments": {...}}, ...]</TOOLCALL>` (``renderNemotron``).
+    static let nemotronLayout = CallLayout(
+        trigger: "<TOOLCALL>", open: [.markup("[")],
+        call: [.markup("{\"name\": "), .name(.jsonString), .markup(", \"arguments\": "), .arguments(.json), .markup("}")],
+        separator: ", ", close: [.markup("]</TOOLCALL>")])
+
     static let nemotron: FormatDefinition = FormatDefinition(
         name: "nemotron",
         summary: #"NVIDIA Nemotron Nano v2 JSON call lists. Example: <TOOLCALL>[{"name": "f", "arguments": {}}]</TOOLCALL>"#,
@@ -18,6 +24,7 @@ extension FormatDefinition {
             parserNames: ["nemotron", "nemotron_json", "nemotron_nano_v2"],
             templates: [TemplateSignature(rank: 91, "<TOOLCALL> (Nemotron JSON call list)", .literal(["<TOOLCALL>"]))],
             tokens: [("<TOOLCALL>", 91)]),
+        layout: nemotronLayout,
         renderer: FormatRenderer(render: renderNemotron),
         familyNames: (["nemotron-nano-v2", "nemotron_nano", "nemotron-nano"], "Nemotron Nano v2 writes"))
 

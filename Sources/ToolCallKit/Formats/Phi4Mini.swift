@@ -9,6 +9,12 @@
 // block stays reasoning.
 
 extension FormatDefinition {
+    /// `functools[{"name": NAME, "arguments": {...}}, ...]` (``renderPhi4Mini``).
+    static let phi4MiniLayout = CallLayout(
+        trigger: "functools[",
+        call: [.markup("{\"name\": "), .name(.jsonString), .markup(", \"arguments\": "), .arguments(.json), .markup("}")],
+        separator: ", ", close: [.markup("]")])
+
     static let phi4Mini: FormatDefinition = FormatDefinition(
         name: "phi4_mini",
         summary: #"Phi-4-mini / FireFunction v2 JSON call lists. Example: functools[{"name": "f", "arguments": {}}]"#,
@@ -22,6 +28,7 @@ extension FormatDefinition {
             // Phi-4-mini's vocabulary has `<|tool_call|>` (Granite's marker) and its closing
             // `<|/tool_call|>`, which Granite's lacks: the closing token decides first.
             tokens: [("<|/tool_call|>", 84)]),
+        layout: phi4MiniLayout,
         renderer: FormatRenderer(render: renderPhi4Mini),
         familyNames: (["phi4", "phi-4-mini", "phi4-mini", "firefunction-v2"], "Phi-4-mini and FireFunction v2 write"))
 

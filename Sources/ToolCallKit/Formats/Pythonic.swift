@@ -13,6 +13,12 @@
 // unclosed block stays reasoning.
 
 extension FormatDefinition {
+    /// `[f(a='v'), g()]` (``renderPythonic``).
+    static let pythonicLayout = CallLayout(
+        trigger: "[",
+        call: [.name(.bare), .markup("("), .arguments(.python), .markup(")")],
+        separator: ", ", close: [.markup("]")])
+
     static let pythonic: FormatDefinition = FormatDefinition(
         name: "pythonic",
         summary: "Llama 3.2 / 4 and Olmo Python call lists. Example: [f(a=1, b='x')]",
@@ -30,6 +36,7 @@ extension FormatDefinition {
                     "→ pythonic, the \(t.hasPrefix("olmo") ? "Olmo 3" : "Llama 4") default (ambiguous: a template may ask for JSON calls)"
                 },
             ]),
+        layout: pythonicLayout,
         renderer: FormatRenderer(render: renderPythonic),
         fuzzWords: ["None", "True", "False", "({", "})", "'''"],
         familyNames: (["llama4", "llama-4", "olmo3", "olmo-3", "llama3.2-pythonic"], "Llama 4 and Olmo 3 write"))

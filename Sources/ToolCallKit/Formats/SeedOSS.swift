@@ -24,6 +24,12 @@
 //   between the reasoning and a call is text.
 
 extension FormatDefinition {
+    /// `<seed:tool_call>\n<function=NAME>\n` + `<parameter=KEY>VALUE</parameter>\n` per argument +
+    /// `</function>\n</seed:tool_call>` per call (``renderSeedOSS``).
+    static let seedLayout = CallLayout.tagged(
+        seedTags, wrapperPerCall: true, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
+        afterValue: "\n", afterFunction: "\n", quoted: false, stripsNewlines: true)
+
     static let seedOss: FormatDefinition = FormatDefinition(
         name: "seed_oss",
         summary: "ByteDance Seed-OSS. Example: <seed:tool_call><function=f><parameter=a>v</parameter></function></seed:tool_call>",
@@ -34,6 +40,7 @@ extension FormatDefinition {
             templates: [TemplateSignature(rank: 12, "<seed:tool_call>", .literal(["<seed:tool_call>"]))],
             tokens: [("<seed:tool_call>", 12)],
             modelTypes: [ModelTypeRule(rank: 35, prefix: "seed_oss", format: "seed_oss")]),
+        layout: seedLayout,
         renderer: FormatRenderer(render: renderSeedOSS),
         fuzzWords: ["<parameter=", "</parameter>", "<seed:think>", "</seed:think>", "<seed:cot_budget_reflect>"],
         familyNames: (["seed", "seed-oss", "seedoss", "bytedance"], "Seed-OSS writes"))

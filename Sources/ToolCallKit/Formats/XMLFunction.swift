@@ -28,6 +28,12 @@
 // - Reasoning: `<think>…</think>`; a call inside an unclosed block stays reasoning.
 
 extension FormatDefinition {
+    /// `<tool_call>\n<function=NAME>\n` + `<parameter=KEY>\nVALUE\n</parameter>\n` per argument +
+    /// `</function>\n</tool_call>` per call (``renderXMLFunction``).
+    static let xmlLayout = CallLayout.tagged(
+        xmlTags, wrapperPerCall: true, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">\n", beforeClose: "\n",
+        afterValue: "\n", afterFunction: "\n", quoted: false, stripsNewlines: false)
+
     static let xmlFunction: FormatDefinition = FormatDefinition(
         name: "xml_function",
         summary: "Qwen3-Coder XML-ish functions. Example: <tool_call><function=f><parameter=a>v</parameter></function></tool_call>",
@@ -46,6 +52,7 @@ extension FormatDefinition {
                 ModelTypeRule(rank: 71, prefix: "qwen3_5", format: "xml_function"),
                 ModelTypeRule(rank: 72, prefix: "qwen3_next", format: "xml_function"),
             ]),
+        layout: xmlLayout,
         renderer: FormatRenderer(render: renderXMLFunction),
         fuzzWords: ["<parameter=", "</parameter>"],
         familyNames: (["qwen3-coder", "qwen3_coder", "qwen3coder", "qwen_coder"], "Qwen3-Coder writes"))

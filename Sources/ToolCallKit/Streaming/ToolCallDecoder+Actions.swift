@@ -1,5 +1,12 @@
 // ToolCallKit — the decoder, applying a grammar's actions: starts, deltas, accepted and rejected calls, ids and authorization.
 
+/// Why a call is refused when it starts (``ToolCallDecoder/refusal``).
+enum Refusal {
+    static let undeclared: UInt8 = 0
+    static let notChosen: UInt8 = 1
+    static let parallel: UInt8 = 2
+}
+
 extension ToolCallDecoder {
     /// Applies what a grammar that owns the stream reported.
     mutating func applyStream() {
@@ -24,6 +31,13 @@ extension ToolCallDecoder {
         switch action {
         case .start(let name, let proposedID):
             if let tools, !tools.declares(name) {
+                refusal = Refusal.undeclared
+                current = .undeclared(name: name)
+            } else if !setup.options.toolChoice.allows(name) {
+                refusal = Refusal.notChosen
+                current = .undeclared(name: name)
+            } else if !setup.options.parallelToolCalls && accepted > 0 {
+                refusal = Refusal.parallel
                 current = .undeclared(name: name)
             } else if wholeCalls {
                 // Announced only once accepted; the index is taken then, so the indexes a
@@ -72,11 +86,8 @@ extension ToolCallDecoder {
             let raw = window.bytes(cut..<end)
             cut = end
             rejectedCount += 1
-            events.append(
-                .rejected(
-                    RejectedToolCall(
-                        reason: .undeclaredTool, format: format, raw: raw,
-                        detail: "\"\(name)\" is not a declared tool", name: name)))
+            let (reason, detail) = refusalReason(name)
+            events.append(.rejected(RejectedToolCall(reason: reason, format: format, raw: raw, detail: detail, name: name)))
         case .started(var index, let id, let name):
             if let failure = validation?.validationFailure(name: name, arguments: arguments) {
                 reject(.invalidArguments, detail: failure, end: end)
@@ -102,6 +113,18 @@ extension ToolCallDecoder {
         }
     }
 
+    /// The reason and detail of a call refused at its start (``refusal``).
+    func refusalReason(_ name: String) -> (RejectedToolCall.Reason, String) {
+        switch refusal {
+        case Refusal.notChosen:
+            return (.toolNotChosen, "tool_choice \(setup.options.toolChoice) does not allow \"\(name)\"")
+        case Refusal.parallel:
+            return (.parallelToolCall, "parallel_tool_calls is false and a call was already accepted")
+        default:
+            return (.undeclaredTool, "\"\(name)\" is not a declared tool")
+        }
+    }
+
     mutating func reject(_ reason: RejectedToolCall.Reason, detail: String, end: Int) {
         let raw = window.bytes(cut..<end)
         cut = end
@@ -109,7 +132,11 @@ extension ToolCallDecoder {
         var r = RejectedToolCall(reason: reason, format: format, raw: raw, detail: detail)
         switch current {
         case .none: break
-        case .undeclared(let name): r.name = name
+        case .undeclared(let name):
+            r.name = name
+            // A refused call that is also malformed or cut off is reported as refused: the
+            // grammar's verdict on its bytes matters less than that it was never allowed.
+            if refusal != Refusal.undeclared { (r.reason, r.detail) = refusalReason(name) }
         case .started(let index, let id, let name):
             r.name = name
             if !wholeCalls {

@@ -49,6 +49,15 @@ public struct ToolCallDecoder: Sendable {
         /// (a response template's start anchor: the prompt may leave the model inside a region,
         /// such as a prefilled `<think>`). Its bytes are context and produce no events.
         public var prompt: [UInt8] = []
+        /// Which calls the request allows (OpenAI's `tool_choice`): a call of a tool it does not
+        /// allow is rejected as `tool_not_chosen`; when it requires a call and the stream ends
+        /// with none accepted, a `rejected` event with reason `no_tool_call` (and no bytes)
+        /// comes before `end`. The grammars of ``ToolCallFormat/grammar(tools:options:)`` admit
+        /// the same calls.
+        public var toolChoice: ToolChoice = .auto
+        /// With false, every call after the first accepted one is rejected as
+        /// `parallel_tool_call` (OpenAI's `parallel_tool_calls`).
+        public var parallelToolCalls: Bool = true
 
         public init(
             rawSpans: Bool = false, idSeed: UInt64? = nil, maxCallBytes: Limit = .defaultCallBytes,
@@ -158,6 +167,8 @@ public struct ToolCallDecoder: Sendable {
     /// Set at the end of each slow step (``updatePlainText()``); the fast paths keep it true.
     var plainText = false
     var openerChecked = false
+    /// Why the current `.undeclared` call is refused (``Refusal``).
+    var refusal: UInt8 = 0
     let wholeCalls: Bool
     /// What the text fast path holds back outside the window (little-endian, `carryCount`
     /// bytes): an unfinished UTF-8 sequence (up to 3 bytes), or up to 8 bytes from one that
@@ -405,6 +416,12 @@ public struct ToolCallDecoder: Sendable {
             break
         }
         if cut < window.received { emitText(upTo: window.received) }
+        if accepted == 0 && setup.options.toolChoice.requiresCall {
+            rejectedCount += 1
+            events.append(.rejected(RejectedToolCall(
+                reason: .noToolCall, format: format, raw: [],
+                detail: "tool_choice \(setup.options.toolChoice) requires a call, and none was accepted")))
+        }
         mode = .finished
         plainText = false
         events.append(.end(toolCalls: accepted, rejected: rejectedCount, bytes: window.received))

@@ -182,6 +182,17 @@ void tck_decoder_free(tck_decoder *d);
  * (out then holds the message), or TCK_E_ARGUMENT for a NULL dir. */
 int32_t tck_infer(const char *dir, char *out, size_t cap);
 
+/* A constrained-decoding grammar for a format, tools and tool_choice (docs/grammar.md).
+ * config (len bytes) is a JSON object: "format", "tools" (an OpenAI tools array),
+ * "tool_choice" ("auto", "required", "none", a tool's name or an OpenAI tool_choice object),
+ * "parallel_tool_calls", "target" ("xgrammar", "lark" or "gbnf"), "reasoning",
+ * "reasoning_open", "tokenizer" (a tokenizer.json: markers that are special tokens are written
+ * as tokens). Writes {"grammar": TEXT, "lazy": bool, "triggers": [...], "report": [...]} into
+ * out, NUL-terminated; "report" lists the schema keywords the grammar does not enforce.
+ * Returns the size needed including the NUL (larger than cap: call again with that much), or
+ * TCK_E_ARGUMENT with the message in out. May be called from any thread. */
+int32_t tck_grammar(const uint8_t *config, size_t len, char *out, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

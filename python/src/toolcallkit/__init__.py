@@ -25,6 +25,7 @@ __all__ = [
     "Decoder",
     "parse",
     "infer",
+    "grammar",
     "library_path",
     "ToolCallKitError",
     "ConfigError",
@@ -110,6 +111,9 @@ def _load() -> ctypes.CDLL:
     lib.tck_decoder_free.argtypes = [ctypes.c_void_p]
     lib.tck_infer.restype = ctypes.c_int32
     lib.tck_infer.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+    if hasattr(lib, "tck_grammar"):
+        lib.tck_grammar.restype = ctypes.c_int32
+        lib.tck_grammar.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
     version = lib.tck_abi_version()
     if version != ABI_VERSION:
         raise OSError(f"{library_path()} has ABI version {version}; this package needs {ABI_VERSION}")
@@ -355,6 +359,34 @@ def infer(path: Union[str, os.PathLike]) -> dict:
         n = lib.tck_infer(raw, out, cap)
         if n < 0:
             raise OSError(out.value.decode("utf-8", "replace"))
+        if n <= cap:
+            return json.loads(out.value)
+        cap = n
+
+
+def grammar(format: str, tools: list, tool_choice: Any = "auto", parallel_tool_calls: bool = True,
+            target: str = "xgrammar", reasoning: bool = False, reasoning_open: bool = False,
+            tokenizer: Optional[str] = None) -> dict:
+    """A constrained-decoding grammar for ``format``, ``tools`` (an OpenAI tools array) and the
+    request's ``tool_choice`` / ``parallel_tool_calls``, as ``toolcall grammar`` writes it
+    (docs/grammar.md). ``target`` is ``"xgrammar"`` (a structural tag, JSON text), ``"lark"``
+    (llguidance) or ``"gbnf"`` (llama.cpp; for ``auto`` the server's lazy object, JSON text).
+
+    Returns ``{"grammar": text, "lazy": bool, "triggers": [...], "report": [...]}``;
+    ``report`` lists the schema keywords the grammar does not enforce. Raises ``ConfigError``
+    for an unknown format or target, or a tool_choice naming an undeclared tool."""
+    lib = _library()
+    config = json.dumps({
+        "format": format, "tools": tools, "tool_choice": tool_choice,
+        "parallel_tool_calls": parallel_tool_calls, "target": target, "reasoning": reasoning,
+        "reasoning_open": reasoning_open, "tokenizer": tokenizer,
+    }).encode()
+    cap = 1 << 16
+    while True:
+        out = ctypes.create_string_buffer(cap)
+        n = lib.tck_grammar(config, len(config), out, cap)
+        if n < 0:
+            raise ConfigError(out.value.decode("utf-8", "replace"))
         if n <= cap:
             return json.loads(out.value)
         cap = n
