@@ -40,7 +40,7 @@ extension FormatDefinition {
     /// (``renderDeepSeekV32``).
     static let dsmlLayout = CallLayout.tagged(
         dsmlTags, wrapperPerCall: false, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
-        afterValue: "\n", afterFunction: "\n", stringFlag: true, quoted: true, stripsNewlines: true)
+        afterValue: "\n", afterFunction: "\n", stringFlag: true, quoted: true, stripsNewlines: false)
 
     static let deepseekV32: FormatDefinition = FormatDefinition(
         name: "deepseek_v32",

@@ -24,7 +24,7 @@ extension FormatDefinition {
     /// per argument + `</invoke>\n` (``renderMiniMaxM2``).
     static let minimaxLayout = CallLayout.tagged(
         minimaxTags, wrapperPerCall: false, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
-        afterValue: "\n", afterFunction: "\n", quoted: true, stripsNewlines: true)
+        afterValue: "\n", afterFunction: "\n", quoted: true, stripsNewlines: false)
 
     static let minimaxM2: FormatDefinition = FormatDefinition(
         name: "minimax_m2",

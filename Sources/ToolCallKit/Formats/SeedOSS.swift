@@ -28,7 +28,7 @@ extension FormatDefinition {
     /// `</function>\n</seed:tool_call>` per call (``renderSeedOSS``).
     static let seedLayout = CallLayout.tagged(
         seedTags, wrapperPerCall: true, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
-        afterValue: "\n", afterFunction: "\n", quoted: false, stripsNewlines: true)
+        afterValue: "\n", afterFunction: "\n", quoted: false, stripsNewlines: false)
 
     static let seedOss: FormatDefinition = FormatDefinition(
         name: "seed_oss",
