@@ -147,7 +147,9 @@ struct TaggedFunctionParser: CallGrammar {
         case params
         /// After the parameter opener: the key up to `>`.
         case key
-        case value(TextValueScanner)
+        /// A value, read by `scanner` (a stored property: the enum stays small, and copying it
+        /// at every step costs nothing).
+        case value
         /// A JSON call object inside the wrapper (``TaggedFunctionTags/jsonCalls``), read by
         /// `jsonReader`. (Kept out of the enum: a reader with heap state in an enum payload is
         /// copied on every step, which made long objects quadratic.)
@@ -183,6 +185,7 @@ struct TaggedFunctionParser: CallGrammar {
     private var callsInFrame = 0
     private var tool: ToolDefinition?
     private var emitter = TextArgumentEmitter()
+    private var scanner = TextValueScanner(start: 0)
     private var jsonReader = CallObjectReader(at: 0, streaming: true, maxDepth: 0)
     private var argsReader = JSONReader()
     private var streamer = RawDeltaStreamer(from: 0)
@@ -369,18 +372,20 @@ struct TaggedFunctionParser: CallGrammar {
                 case .name(let key, let next):
                     let raw = tags.stringAttribute && Self.hasStringTrue(w, pos..<next)
                     pos = next
-                    if !emitter.hasValues, let tool, tags.wrapperKeys.contains(key), !tool.declares(argument: key) {
+                    if !tags.wrapperKeys.isEmpty, !emitter.hasValues, let tool, tags.wrapperKeys.contains(key),
+                        !tool.declares(argument: key)
+                    {
                         emitter.beginWrapperCandidate(key: key, asString: raw, tool: tool, actions: &actions)
                     } else {
                         emitter.beginValue(key: key, tool: tool, asString: raw, actions: &actions)
                     }
-                    state = .value(TextValueScanner(start: next))
+                    scanner = TextValueScanner(start: next)
+                    state = .value
                 }
-            case .value(var scanner):
+            case .value:
                 let outcome = scanner.advance(w, tags: tags.value, emitter: &emitter, actions: &actions, judge: judge)
                 switch outcome {
                 case .needMore:
-                    state = .value(scanner)
                     return .needMore
                 case .ended(let next):
                     pos = next
@@ -434,7 +439,7 @@ struct TaggedFunctionParser: CallGrammar {
 
     func passThrough(at end: Int) -> PassThrough? {
         switch state {
-        case .value(let scanner):
+        case .value:
             guard scanner.isCaughtUp(at: end), emitter.streamsString else { return nil }
             return tags.value.passThrough
         case .json:
@@ -448,9 +453,8 @@ struct TaggedFunctionParser: CallGrammar {
 
     mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
         switch state {
-        case .value(var scanner):
+        case .value:
             scanner.takeForwarded(count, w, emitter: &emitter)
-            state = .value(scanner)
         case .json:
             jsonReader.takePassThrough(count, w)
             pos = jsonReader.pos
@@ -487,7 +491,7 @@ struct TaggedFunctionParser: CallGrammar {
             actions.append(.accept(arguments: CanonicalJSON(value), end: end))
             callsInFrame += 1
             if w.end > end { actions.append(.markup(end: w.end)) }
-        case .value(var scanner):
+        case .value:
             if scanner.finish(w, tags: tags.value, emitter: &emitter, actions: &actions, judge: judge) {
                 settleCutOff(end: w.end, actions: &actions)
             } else {
@@ -624,6 +628,7 @@ struct TaggedValueJudge: TagJudge {
         }
     }
 
+    @inline(__always)
     func verdict(_ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ afterClose: Bool,
                  _ emitter: TextArgumentEmitter) -> TextValueScanner.Verdict {
         if tag == tags.parameterOpen {

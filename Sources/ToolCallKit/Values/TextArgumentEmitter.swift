@@ -52,13 +52,30 @@ struct TextArgumentEmitter: Sendable {
     private var tooDeep = false
     /// glm4: retry a `{`/`[` value with `\"` unescaped when it is not JSON as written.
     let unescapeQuotedJSON: Bool
-    /// The current value is a wrapper candidate (``beginWrapperCandidate(key:asString:tool:actions:)``).
-    private var wrapping = false
-    private var wrapAsString = false
-    private var wrapTool: ToolDefinition? = nil
-    /// A first value held, nothing sent for it yet: its key, its bytes, whether it was marked a
-    /// string, and the arguments it stands for when its object fits the tool.
-    private var wrapper: (key: String, bytes: [UInt8], asString: Bool, unwrapped: JSONValue?)? = nil
+    /// A wrapper candidate (``beginWrapperCandidate(key:asString:tool:actions:)``), boxed so
+    /// that the emitter of every other call stays small: nil almost always.
+    private var wrap: WrapperCandidate? = nil
+
+    /// The first value of a call held as a possible wrapper of all the arguments. Immutable
+    /// (replaced, never changed), so copies of an emitter stay independent.
+    private final class WrapperCandidate: Sendable {
+        let key: String
+        let asString: Bool
+        /// The tool whose schema the object must fit, while the value is read.
+        let tool: ToolDefinition?
+        /// The value's bytes, once it ended (nil while it is read).
+        let bytes: [UInt8]?
+        /// The arguments it stands for, when its text is an object that fits the tool.
+        let unwrapped: JSONValue?
+
+        init(key: String, asString: Bool, tool: ToolDefinition?, bytes: [UInt8]? = nil, unwrapped: JSONValue? = nil) {
+            self.key = key
+            self.asString = asString
+            self.tool = tool
+            self.bytes = bytes
+            self.unwrapped = unwrapped
+        }
+    }
 
     init(maxDepth: Int = 512, unescapeQuotedJSON: Bool = false) {
         self.maxDepth = maxDepth
@@ -89,15 +106,13 @@ struct TextArgumentEmitter: Sendable {
         valueEnd = -1
         began += 1
         mode = .held
-        wrapping = true
-        wrapAsString = asString
-        wrapTool = tool
+        wrap = WrapperCandidate(key: key, asString: asString, tool: tool)
     }
 
     /// Sends the held wrapper candidate as the parameter it is written as.
     private mutating func releaseWrapper(actions: inout [GrammarAction]) {
-        guard let held = wrapper else { return }
-        wrapper = nil
+        guard let held = wrap, let bytes = held.bytes else { return }
+        wrap = nil
         if members.depth == 0 { members.beginObject() }
         var out: [UInt8] = [UInt8(ascii: "{")]
         JSONValue.writeString(held.key, to: &out)
@@ -105,13 +120,13 @@ struct TextArgumentEmitter: Sendable {
         members.key(held.key)
         let start = members.count
         if held.asString {
-            members.string(utf8: held.bytes[...])
+            members.string(utf8: bytes[...])
         } else {
-            if Self.nesting(held.bytes) > maxDepth {
+            if Self.nesting(bytes) > maxDepth {
                 tooDeep = true
                 silent = true
             }
-            SchemaTyping.untyped(ByteWindow(holding: held.bytes), 0..<held.bytes.count, into: &members)
+            SchemaTyping.untyped(ByteWindow(holding: bytes), 0..<bytes.count, into: &members)
         }
         out += members.text(from: start)
         emit(out, actions: &actions)
@@ -120,7 +135,7 @@ struct TextArgumentEmitter: Sendable {
     /// A value for `key` begins, typed by `schema` (`{"type": ...}`; nil: the no-schema rule).
     /// For formats whose wire says more than the tool's schema (Kimi K3's `type` attribute).
     mutating func beginValue(key: String, schema: JSONValue?, asString: Bool = false, actions: inout [GrammarAction]) {
-        releaseWrapper(actions: &actions)
+        if wrap != nil { releaseWrapper(actions: &actions) }
         self.key = key
         self.schema = schema
         var types = SchemaTyping.types(of: schema)
@@ -185,6 +200,7 @@ struct TextArgumentEmitter: Sendable {
 
     /// Whether a parameter `key` may begin after the current value: not the current key and not
     /// one already set; and, with `declaredOnly`, declared when `tool` declares its parameters.
+    @inline(__always)
     func admitsNextKey(_ key: String, tool: ToolDefinition?, declaredOnly: Bool) -> Bool {
         guard key != self.key, !memberKeys.contains(key) else { return false }
         if declaredOnly, case .object(let props)? = tool?.parameters["properties"] {
@@ -199,7 +215,7 @@ struct TextArgumentEmitter: Sendable {
     func missingRequired(_ tool: ToolDefinition?) -> [String] {
         guard case .array(let required)? = tool?.parameters["required"] else { return [] }
         // A held wrapper whose object fits the tool holds every required property.
-        if wrapper?.unwrapped != nil && memberKeys.count == 1 { return [] }
+        if wrap?.unwrapped != nil && memberKeys.count == 1 { return [] }
         return required.compactMap { $0.stringValue }.filter { !memberKeys.contains($0) && $0 != key }
     }
 
@@ -221,17 +237,15 @@ struct TextArgumentEmitter: Sendable {
     /// The current value ended; its bytes are read from `w`.
     mutating func endValue(_ w: ByteWindow, actions: inout [GrammarAction]) {
         let value: ArraySlice<UInt8> = valueStart < 0 ? [] : w.slice(valueStart..<valueEnd)
-        if wrapping {
-            wrapping = false
+        if let held = wrap, held.bytes == nil {
             let bytes = Array(value)
             var unwrapped: JSONValue? = nil
             if Self.nesting(bytes) <= maxDepth, case .object(let members)? = try? JSONValue.parse(bytes),
-                wrapTool?.admits(keys: Set(members.map(\.key))) == true
+                held.tool?.admits(keys: Set(members.map(\.key))) == true
             {
                 unwrapped = .object(members)
             }
-            wrapper = (key, bytes, wrapAsString, unwrapped)
-            wrapTool = nil
+            wrap = WrapperCandidate(key: held.key, asString: held.asString, tool: nil, bytes: bytes, unwrapped: unwrapped)
             memberKeys.insert(key)
             return
         }
@@ -328,9 +342,9 @@ struct TextArgumentEmitter: Sendable {
         if !errors.isEmpty {
             return .failure(ArgumentsMismatch(reason: .invalidArguments, detail: errors.joined(separator: "\n")))
         }
-        if let held = wrapper, let unwrapped = held.unwrapped {
+        if let held = wrap, let unwrapped = held.unwrapped {
             // The call's one parameter wraps its arguments: they are the object it holds.
-            wrapper = nil
+            wrap = nil
             let arguments = CanonicalJSON(unwrapped)
             emit(arguments.bytes, actions: &actions)
             return .success(arguments)
@@ -597,12 +611,13 @@ struct TextValueScanner: Sendable {
     private var leadChecked = false
     private var pendingClose: Int?
     /// How many quoted blocks of the format's markup are open inside the value.
-    private var nesting = 0
+    private var nesting: Int32 = 0
     /// The value's bytes before this were checked for trailing white space.
     private var spaceChecked: Int
-    /// The first line break of the white space that ends the bytes checked so far (nil when
-    /// they end with another byte, or with white space that holds no line break).
-    private var runBreak: Int?
+    /// The first line break of the white space that ends the bytes checked so far (-1 when
+    /// they end with another byte, or with white space that holds no line break; not an
+    /// optional, which would make the scanner, an enum payload copied at every step, larger).
+    private var runBreak = -1
 
     init(start: Int) {
         self.start = start
@@ -615,7 +630,7 @@ struct TextValueScanner: Sendable {
     /// and no white space run with a line break is open: the next plain bytes are value bytes
     /// (``PassThrough/textValue(tags:)``; they hold no line break, which stops a run).
     func isCaughtUp(at end: Int) -> Bool {
-        leadChecked && pendingClose == nil && runBreak == nil && pos == end && emitted == end
+        leadChecked && pendingClose == nil && runBreak < 0 && pos == end && emitted == end
     }
 
     /// Takes `count` value bytes that the decoder forwarded: hands them to `emitter` as read.
@@ -631,7 +646,7 @@ struct TextValueScanner: Sendable {
     private mutating func checkSpace(_ w: ByteWindow, upTo end: Int) {
         guard end > spaceChecked else { return }
         var i = end
-        var firstBreak: Int? = nil
+        var firstBreak = -1
         while i > spaceChecked {
             let b = w[i - 1]
             guard JSONReader.isSpace(b) else {
@@ -643,14 +658,14 @@ struct TextValueScanner: Sendable {
             if b == 0x0A || b == 0x0D { firstBreak = i }
         }
         // Every new byte is white space: the run goes on.
-        if runBreak == nil { runBreak = firstBreak }
+        if runBreak < 0 { runBreak = firstBreak }
         spaceChecked = end
     }
 
     /// Where the layout before `end` begins (``maxLayout``), or `end` when there is none.
     private func layoutStart(before end: Int) -> Int {
-        guard let b = runBreak, end - b <= Self.maxLayout else { return end }
-        return b
+        guard runBreak >= 0, end - runBreak <= Self.maxLayout else { return end }
+        return runBreak
     }
 
     /// Scans what arrived; feeds value bytes to `emitter`.
