@@ -92,7 +92,7 @@ test-embed: $(VPY)
 	@$(MAKE) --no-print-directory test-python
 
 test-python: $(VPY) grammar-deps
-	@$(VPY) -c "import pytest" 2>/dev/null || $(VPY) -m pip install -q pytest
+	@$(VPY) -c "import pytest, jinja2" 2>/dev/null || $(VPY) -m pip install -q pytest "jinja2>=3.1.6"
 	TOOLCALLKIT_LIBRARY=$(CURDIR)/$(EMBED)/lib/libtoolcallkit.so TOOLCALL_BIN=$(CURDIR)/.build/debug/toolcall \
 	  TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) GRAMMAR_WALKS=$(GRAMMAR_WALKS) \
 	  PYTHONPATH=python/src $(VPY) -m pytest -q -rs python/tests

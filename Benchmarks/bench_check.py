@@ -24,10 +24,11 @@ IDLE = 10_000
 
 
 def formats(bench):
-    """Every built-in format, as `toolcall formats` lists them (the CLI beside the benchmark)."""
+    """Every built-in format, as `toolcall formats` lists them (the CLI beside the benchmark);
+    not the model variants listed after them, which decode with their base format's grammar."""
     toolcall = os.path.join(os.path.dirname(bench), "toolcall")
     out = subprocess.run([toolcall, "formats"], capture_output=True, text=True, check=True).stdout
-    return [line.split("\t")[0] for line in out.splitlines()]
+    return [line.split("\t")[0] for line in out.splitlines() if not line.split("\t")[2].startswith("variant of")]
 
 
 # (workload, chunk) pairs measured for every format.

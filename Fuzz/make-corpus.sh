@@ -6,7 +6,8 @@ set -eu
 fixtures=$1
 out=$2
 mkdir -p "$out"
-# The order of ToolCallFormat.allCases, as `toolcall formats` lists them.
+# The formats and then their model variants, in the order `toolcall formats` lists them (the
+# fuzz target's order).
 formats=$("$3" formats | cut -f1)
 octal() { printf "\\$(printf %03o "$1")"; }
 i=0

@@ -10,7 +10,8 @@ import ToolCallKitTestSupport
 
 /// The fuzz input's layout: a 4-byte header, then the model output.
 ///
-/// - byte 0: the format (`ToolCallFormat.allCases[b % count]`).
+/// - byte 0: the format (`(ToolCallFormat.allCases + ToolCallFormat.variants)[b % count]`: the
+///   order `toolcall formats` lists them in).
 /// - byte 1: options. Bit 0: declare tools. Bit 1: reasoning separation. Bit 2: a small size cap
 ///   (64…1087 bytes, from byte 2). Bit 3: a small depth cap (1…16, from byte 3). Bit 4: start
 ///   inside reasoning. Bits 5–7: the size of the third run's chunks (1…8 bytes).
@@ -34,7 +35,7 @@ struct FuzzCase {
         var header: [UInt8] = [0, 0, 0, 0]
         for i in 0..<min(4, data.count) { header[i] = unsafe data[i] }
         payload = data.count > 4 ? unsafe Array(data[4...]) : []
-        let formats = ToolCallFormat.allCases
+        let formats = ToolCallFormat.allCases + ToolCallFormat.variants
         format = formats[Int(header[0]) % formats.count]
         let flags = header[1]
         tools = flags & 1 != 0 ? Self.tools : nil
@@ -64,7 +65,7 @@ struct FuzzCase {
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if size > 0, unsafe data[0] >= 0xC0 {
-        let formats = ToolCallFormat.allCases
+        let formats = ToolCallFormat.allCases + ToolCallFormat.variants
         let payload = unsafe Array(UnsafeBufferPointer(start: data, count: size).dropFirst())
         renderRoundTrip(format: formats[(Int(unsafe data[0]) - 0xC0) % formats.count], payload: payload)
         return 0

@@ -5,9 +5,11 @@ import ToolCallKit
 enum FormatsCommand {
     /// `toolcall formats [--json | --fuzz-dictionary]`.
     ///
-    /// - plain: one line per format, `NAME<TAB>CASE NAME<TAB>implemented`;
+    /// - plain: one line per format, `NAME<TAB>CASE NAME<TAB>implemented`, then one per model
+    ///   variant, `NAME<TAB>CASE NAME<TAB>variant of BASE`;
     /// - `--json`: one JSON object per format (name, case name, summary, markers, reasoning
-    ///   markers, fuzz words), the form scripts read;
+    ///   markers, fuzz words), the form scripts read, then one per model variant with
+    ///   `variant_of` added;
     /// - `--fuzz-dictionary`: a libFuzzer dictionary of every format's markers and words.
     static func run(_ args: ArraySlice<String>) throws(ExitError) -> String {
         guard args.count <= 1 else { throw .usage("formats takes at most one option (--json or --fuzz-dictionary)") }
@@ -15,18 +17,21 @@ enum FormatsCommand {
         switch args.first {
         case nil:
             return formats.map { "\($0.rawValue)\t\($0.caseName)\t\($0.isImplemented ? "implemented" : "planned")\n" }.joined()
+                + ToolCallFormat.variants.map { "\($0.rawValue)\t\($0.caseName)\tvariant of \($0.variantOf?.rawValue ?? "")\n" }.joined()
         case "--json":
-            return formats.map { f in
+            return (formats + ToolCallFormat.variants).map { f in
                 let d = f.definition
                 let strings = { (list: [String]) in JSONValue.array(list.map { .string($0) }) }
-                return JSONValue.object([
+                var members: [(key: String, value: JSONValue)] = [
                     (key: "name", value: .string(f.rawValue)),
                     (key: "case_name", value: .string(f.caseName)),
                     (key: "summary", value: .string(d.summary)),
                     (key: "markers", value: strings(d.markerTexts)),
                     (key: "reasoning_markers", value: strings(d.reasoningMarkerTexts)),
                     (key: "fuzz_words", value: strings(d.fuzzWords)),
-                ]).jsonText + "\n"
+                ]
+                if let base = f.variantOf { members.append((key: "variant_of", value: .string(base.rawValue))) }
+                return JSONValue.object(members).jsonText + "\n"
             }.joined()
         case "--fuzz-dictionary":
             var seen: Set<String> = []

@@ -6,7 +6,7 @@ enum Help {
     static let version = "0.1.0"
 
     static let formats = """
-          NAME                    \(wrapped("A format: " + ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ") + " (case names such as xmlFunction are accepted too). `toolcall formats` lists them, `toolcall infer DIR` names a model folder's."))
+          NAME                    \(wrapped("A format: " + ToolCallFormat.allCases.map(\.rawValue).joined(separator: ", ") + " (case names such as xmlFunction are accepted too), or a model variant of one: " + ToolCallFormat.variants.map(\.rawValue).joined(separator: ", ") + ". `toolcall formats` lists them, `toolcall infer DIR` names a model folder's."))
         """
 
     /// `text` in lines of at most 61 characters, every line after the first indented to the
@@ -175,7 +175,8 @@ enum Help {
 
         USAGE: toolcall infer DIR
 
-        Prints one line of JSON, {"format": NAME or null, "evidence": [...]}.
+        Prints one line of JSON, {"format": NAME or null, "evidence": [...]} ("variant_of":
+        BASE after the format when it names a model variant).
 
         EXIT STATUS:
           0 a format was found, 1 DIR is not a readable folder, 3 no format was found.

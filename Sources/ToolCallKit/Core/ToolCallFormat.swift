@@ -21,23 +21,34 @@ public struct ToolCallFormat: Hashable, Sendable, CaseIterable, CustomStringConv
     /// The Swift case name (`xmlFunction`).
     public var caseName: String { definition.caseName }
 
-    /// The built-in format with this raw name; nil for any other name.
+    /// The built-in format or model variant with this raw name; nil for any other name.
     public init?(rawValue: String) {
         guard let d = BuiltInFormats.named[rawValue] else { return nil }
         self.definition = d
     }
 
-    /// Parses either spelling of a built-in format: the raw value (`xml_function`) or the case
-    /// name (`xmlFunction`).
+    /// Parses either spelling of a built-in format or model variant: the raw value
+    /// (`xml_function`) or the case name (`xmlFunction`).
     public init?(name: String) {
-        guard let d = BuiltInFormats.named[name] ?? BuiltInFormats.all.first(where: { $0.caseName == name }) else {
+        guard let d = BuiltInFormats.named[name]
+            ?? (BuiltInFormats.all + BuiltInFormats.variants).first(where: { $0.caseName == name })
+        else {
             return nil
         }
         self.definition = d
     }
 
-    /// The built-in formats, in the order `toolcall formats` lists them.
+    /// The built-in formats, in the order `toolcall formats` lists them (model variants are
+    /// ``variants``).
     public static var allCases: [ToolCallFormat] { BuiltInFormats.formats }
+
+    /// The model variants of the built-in formats (`deepseek_v4`, `glm47`, `lfm25`, …): each
+    /// decodes as its base format does (``variantOf``), unless its model's strings follow their
+    /// own convention (`lfm25`), and renders in its model's layout. See docs/rendering.md.
+    public static var variants: [ToolCallFormat] { BuiltInFormats.variantFormats }
+
+    /// The format this one is a model variant of; nil for a base format.
+    public var variantOf: ToolCallFormat? { definition.variantOf.map(ToolCallFormat.init) }
 
     /// Whether this build parses the format. Every format that exists is implemented.
     public var isImplemented: Bool { true }

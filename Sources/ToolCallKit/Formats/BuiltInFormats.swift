@@ -11,7 +11,13 @@ enum BuiltInFormats {
         .deepseekV3, .deepseekV31, .deepseekV32, .seedOss, .kimiK3, .minimaxM3,
     ]
 
+    /// Model variants of the formats above (``FormatDefinition/variant(_:summary:grammar:inference:renderer:)``),
+    /// each declared in its base format's file.
+    static let variants: [FormatDefinition] = [.deepseekV4, .glm47, .glm45LlamaCpp, .lfm25, .mistral31]
+
     static let formats: [ToolCallFormat] = all.map(ToolCallFormat.init)
 
-    static let named: [String: FormatDefinition] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+    static let variantFormats: [ToolCallFormat] = variants.map(ToolCallFormat.init)
+
+    static let named: [String: FormatDefinition] = Dictionary(uniqueKeysWithValues: (all + variants).map { ($0.name, $0) })
 }

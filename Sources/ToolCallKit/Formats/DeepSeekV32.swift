@@ -37,7 +37,7 @@
 
 extension FormatDefinition {
     /// One `<｜DSML｜function_calls>\n` block of invokes, each parameter with its `string` flag
-    /// (``renderDeepSeekV32``).
+    /// (``renderDSML(_:_:_:wrapper:)``).
     static let dsmlLayout = CallLayout.tagged(
         dsmlTags, wrapperPerCall: false, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
         afterValue: "\n", afterFunction: "\n", stringFlag: true, quoted: true, stripsNewlines: false)
@@ -48,24 +48,45 @@ extension FormatDefinition {
         grammar: { _ in DSMLGrammar(full: dsmlTags, ascii: asciiTags) },
         reasoning: ReasoningSyntax.think.endedBy(["<｜DSML｜function_calls>", "<｜DSML｜tool_calls>", "<|DSML|function_calls>", "<|DSML|tool_calls>"]),
         inference: InferenceDeclaration(
-            parserNames: ["deepseek_v32", "deepseekv32", "deepseek_v3_2", "deepseek_v4", "deepseekv4", "dsml"],
+            parserNames: ["deepseek_v32", "deepseekv32", "deepseek_v3_2", "dsml"],
             templates: [TemplateSignature(rank: 15, "DSML markup (｜DSML｜)", .literal(["｜DSML｜"]))],
             modelTypes: [ModelTypeRule(rank: 45, prefix: "deepseek_v32", format: "deepseek_v32")]),
         layout: dsmlLayout,
-        renderer: FormatRenderer(render: renderDeepSeekV32),
+        renderer: FormatRenderer { format, calls, text throws(RenderError) in
+            try renderDSML(format, calls, text, wrapper: "function_calls")
+        },
         fuzzWords: ["<｜DSML｜parameter name=", "</｜DSML｜parameter>", " string=\"true\"", " string=\"false\"", "<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>"],
-        familyNames: (["deepseek-v3.2", "deepseek_v3.2", "deepseek-v4", "deepseek_v4", "dsml"], "DeepSeek V3.2 and V4 write"))
+        familyNames: (["deepseek-v3.2", "deepseek_v3.2", "deepseek-v4", "dsml"], "DeepSeek V3.2 and V4 write"))
 
-    /// After the text and a blank line, one `<｜DSML｜function_calls>\n` block holding per call
+    /// DeepSeek V4: decoded as `deepseek_v32`; rendered with V4's `<｜DSML｜tool_calls>` wrapper
+    /// (its template's), in the same layout. A template that writes DSML's `tool_calls>` names it.
+    /// V4's layout: V3.2's with the `tool_calls` wrapper.
+    static let dsmlV4Layout = CallLayout.tagged(
+        dsmlTags, wrapperPerCall: false, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
+        afterValue: "\n", afterFunction: "\n", stringFlag: true, quoted: true, stripsNewlines: false, wrapper: 1)
+
+    static let deepseekV4: FormatDefinition = deepseekV32.variant(
+        "deepseek_v4",
+        summary: #"DeepSeek V4 (DSML, as deepseek_v32, written with the tool_calls wrapper). Example: <｜DSML｜tool_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="true">v</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜tool_calls>"#,
+        inference: InferenceDeclaration(
+            parserNames: ["deepseekv4", "deepseek_v4_flash", "deepseek_v4_pro"],
+            templates: [TemplateSignature(rank: 14, "DSML markup (｜DSML｜) with the tool_calls wrapper", .literal(["｜DSML｜"]), .literal(["tool_calls>"]))]),
+        layout: dsmlV4Layout,
+        renderer: FormatRenderer { format, calls, text throws(RenderError) in
+            try renderDSML(format, calls, text, wrapper: "tool_calls")
+        })
+
+    /// After the text and a blank line, one `<｜DSML｜WRAPPER>\n` block (`function_calls` for
+    /// V3.2, `tool_calls` for V4) holding per call
     /// `<｜DSML｜invoke name="NAME">\n`, per argument `<｜DSML｜parameter name="KEY" string="true">`
     /// + the string + `</｜DSML｜parameter>\n` (`string="false"` and compact JSON for any other
-    /// value), then `</｜DSML｜invoke>\n`, as V3.2's template writes them (the value flush against
+    /// value), then `</｜DSML｜invoke>\n`, as the templates write them (the value flush against
     /// its tags).
-    private static func renderDeepSeekV32(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String) throws(RenderError) -> [UInt8] {
+    private static func renderDSML(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String, wrapper: String) throws(RenderError) -> [UInt8] {
         let tags = dsmlTags.rendering
         return try CallRenderer.taggedCalls(
             format, calls, text: text, separator: "\n\n", between: "", tags: tags,
-            open: "<｜DSML｜function_calls>\n", close: "</｜DSML｜function_calls>"
+            open: "<｜DSML｜\(wrapper)>\n", close: "</｜DSML｜\(wrapper)>"
         ) { call in
             var out = Array("<｜DSML｜invoke name=\"".utf8) + Array(call.name.utf8) + Array("\">\n".utf8)
             for member in call.arguments.objectValue ?? [] {
@@ -148,4 +169,7 @@ struct DSMLGrammar: CallGrammar {
 extension ToolCallFormat {
     /// DeepSeek V3.2 and V4 (DSML). Example: `<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="true">v</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>`
     public static let deepseekV32: ToolCallFormat = ToolCallFormat(.deepseekV32)
+
+    /// DeepSeek V4: `deepseek_v32`'s wire format, rendered with the `<｜DSML｜tool_calls>` wrapper.
+    public static let deepseekV4: ToolCallFormat = ToolCallFormat(.deepseekV4)
 }

@@ -31,6 +31,9 @@ public final class FormatDefinition: Sendable {
     /// Model-family names people try as `--format` (`qwen`), and the phrase for the hint
     /// (`Qwen and Hermes models write`).
     public let familyNames: (names: [String], who: String)?
+    /// The format this one is a model variant of (``variant(_:summary:grammar:inference:renderer:)``);
+    /// nil for a format of its own.
+    public let variantOf: FormatDefinition?
     /// The decoders' marker plans, made on first use.
     let plans = MarkerPlanCache()
     /// How the format lays out its calls: what the grammar exporter reads (nil: no grammar can be
@@ -42,7 +45,8 @@ public final class FormatDefinition: Sendable {
         grammar: @escaping @Sendable (GrammarContext) -> any CallGrammar,
         reasoning: ReasoningSyntax = .think, ids: CallIDStyle = .openAI,
         inference: InferenceDeclaration, layout: CallLayout? = nil, renderer: FormatRenderer,
-        fuzzWords: [String] = [], familyNames: (names: [String], who: String)? = nil
+        fuzzWords: [String] = [], familyNames: (names: [String], who: String)? = nil,
+        variantOf: FormatDefinition? = nil
     ) {
         self.layout = layout
         self.name = name
@@ -55,6 +59,24 @@ public final class FormatDefinition: Sendable {
         self.renderer = renderer
         self.fuzzWords = fuzzWords
         self.familyNames = familyNames
+        self.variantOf = variantOf
+    }
+
+    /// A model variant of this format: a member of the family whose chat template writes the
+    /// same wire format in its own layout (DeepSeek V4's `tool_calls` wrapper where V3.2 writes
+    /// `function_calls`, GLM-4.7's calls without newlines), or whose strings follow their own
+    /// escaping convention (LFM2.5). It keeps this format's reasoning, ids and fuzz words, and
+    /// its grammar unless it gives its own; its renderer, its call layout (what the grammar
+    /// exporter reads) and its template signatures are its own. A variant is named after its
+    /// model; `toolcall infer` names it when a folder's template shows it, and it is accepted
+    /// wherever a format name is.
+    func variant(
+        _ name: String, summary: String, grammar: (@Sendable (GrammarContext) -> any CallGrammar)? = nil,
+        inference: InferenceDeclaration, layout: CallLayout, renderer: FormatRenderer
+    ) -> FormatDefinition {
+        FormatDefinition(
+            name: name, summary: summary, grammar: grammar ?? makeGrammar, reasoning: reasoning, ids: ids,
+            inference: inference, layout: layout, renderer: renderer, fuzzWords: fuzzWords, variantOf: self)
     }
 
     /// The texts of the markers that count only when tools are declared (`json` and `llama3`
@@ -114,13 +136,35 @@ public struct FormatRenderer: Sendable {
     /// The id decoding gives back for a rendered call: the call's own, one made from its
     /// position, or nil when the decoder makes a fresh one (the format carries no ids).
     public let carriedID: @Sendable (_ id: String?, _ name: String, _ index: Int) -> String?
+    /// The order in which the renderer writes argument keys.
+    public let keyOrder: KeyOrder
+
+    /// The order of argument keys in rendered calls.
+    public enum KeyOrder: Sendable {
+        /// As given.
+        case given
+        /// Sorted as Jinja's `dictsort` sorts them (case-insensitively, then by code point), in
+        /// every object: Gemma 4's template does.
+        case templateSorted
+    }
 
     init(
         carriedID: @escaping @Sendable (_ id: String?, _ name: String, _ index: Int) -> String? = { _, _, _ in nil },
+        keyOrder: KeyOrder = .given,
         render: @escaping @Sendable (_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String) throws(RenderError) -> [UInt8]
     ) {
         self.render = render
         self.carriedID = carriedID
+        self.keyOrder = keyOrder
+    }
+
+    /// `arguments` with their keys in the order the renderer writes them: what decoding the
+    /// rendered call gives back.
+    public func written(_ arguments: JSONValue) -> JSONValue {
+        switch keyOrder {
+        case .given: return arguments
+        case .templateSorted: return CallRenderer.templateSorted(arguments)
+        }
     }
 }
 

@@ -17,7 +17,7 @@
 extension FormatDefinition {
     /// `<start_function_call>call:NAME{...}<end_function_call>` per call (``CallRenderer/gemma``).
     static let gemmaLayout = CallLayout.perCall("<start_function_call>", [
-        .markup("call:"), .name(.bare), .arguments(.gemma(delimiter: "<escape>")), .markup("<end_function_call>"),
+        .markup("call:"), .name(.bare), .arguments(.gemma(CallRenderer.GemmaStyle(delimiter: Array("<escape>".utf8)))), .markup("<end_function_call>"),
     ])
 
     static let gemma: FormatDefinition = FormatDefinition(
@@ -32,7 +32,8 @@ extension FormatDefinition {
             tokens: [("<start_function_call>", 30)]),
         layout: gemmaLayout,
         renderer: FormatRenderer { format, calls, text throws(RenderError) in
-            try CallRenderer.gemma(calls, text: text, start: "<start_function_call>", end: "<end_function_call>", delimiter: "<escape>")
+            try CallRenderer.gemma(calls, text: text, start: "<start_function_call>", end: "<end_function_call>",
+                                  style: CallRenderer.GemmaStyle(delimiter: Array("<escape>".utf8)))
         },
         fuzzWords: ["call:", "<escape>"],
         familyNames: (["functiongemma", "function_gemma"], "FunctionGemma writes"))

@@ -13,22 +13,29 @@
 // (ollama#15315) ends before the `}` (those bytes are held back from its deltas until more
 // follows, so the deltas never need taking back).
 //
+// A bare `None` is null, whatever the schema: the template delimits every string and writes a
+// null as Python's `None`, so an undelimited `None` can only be one.
+//
 // A duplicate `<tool_call|>` after a call and a stray `<|tool_response>` are markup.
 // Reasoning: `<think>…</think>` and the thought channel `<|channel>…<channel|>` (the label
 // `thought` after the opener, when present, is part of the marker); a call inside an unclosed
 // block stays reasoning.
 
 extension FormatDefinition {
+    /// How Gemma 4's template writes values: `<|"|>` strings, keys in `dictsort` order, null as
+    /// `None`.
+    static let gemma4Style = CallRenderer.GemmaStyle(delimiter: Array("<|\"|>".utf8), sortKeys: true, null: Array("None".utf8))
+
     /// `<|tool_call>call:NAME{...}<tool_call|>` per call (``CallRenderer/gemma``).
     static let gemma4Layout = CallLayout.perCall("<|tool_call>", [
-        .markup("call:"), .name(.bare), .arguments(.gemma(delimiter: "<|\"|>")), .markup("<tool_call|>"),
-    ])
+        .markup("call:"), .name(.bare), .arguments(.gemma(gemma4Style)), .markup("<tool_call|>"),
+    ], textAfter: true)
 
     static let gemma4: FormatDefinition = FormatDefinition(
         name: "gemma4",
         summary: #"Gemma 4. Example: <|tool_call>call:f{a:<|"|>v<|"|>}<tool_call|>"#,
         grammar: { _ in
-            GemmaFrameParser(start: "<|tool_call>", end: "<tool_call|>", delimiter: "<|\"|>", strays: ["<|tool_response>"])
+            GemmaFrameParser(start: "<|tool_call>", end: "<tool_call|>", delimiter: "<|\"|>", strays: ["<|tool_response>"], noneIsNull: true)
         },
         reasoning: ReasoningSyntax.think.adding("<|channel>thought", "<channel|>").adding("<|channel>", "<channel|>"),
         inference: InferenceDeclaration(
@@ -37,8 +44,10 @@ extension FormatDefinition {
             tokens: [("<|tool_call>", 20)],
             modelTypes: [ModelTypeRule(rank: 30, prefix: "gemma4", format: "gemma4")]),
         layout: gemma4Layout,
-        renderer: FormatRenderer { format, calls, text throws(RenderError) in
-            try CallRenderer.gemma(calls, text: text, start: "<|tool_call>", end: "<tool_call|>", delimiter: "<|\"|>")
+        renderer: FormatRenderer(keyOrder: .templateSorted) { format, calls, text throws(RenderError) in
+            // As Gemma 4's template writes a turn: keys sorted (`dictsort`), null as `None`,
+            // the content after the calls.
+            try CallRenderer.gemma(calls, text: text, start: "<|tool_call>", end: "<tool_call|>", style: gemma4Style, textAfter: true)
         },
         fuzzWords: ["call:", #"<|"|>"#])
 }

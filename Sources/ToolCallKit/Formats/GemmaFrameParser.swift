@@ -20,6 +20,8 @@ struct GemmaFrameParser: CallGrammar {
     private let endMarker: [UInt8]
     private let endMarkerText: String
     private let delimiter: String
+    /// Whether a bare `None` is null (``GemmaValueReader``).
+    private let noneIsNull: Bool
     /// The end marker, then the start marker: where a malformed frame stops.
     private let recovery: MarkerSet
     private var state: State = .malformed(detail: "")
@@ -35,10 +37,13 @@ struct GemmaFrameParser: CallGrammar {
     ///   - start: the start marker; `end`, the end marker (alone, it is markup).
     ///   - delimiter: what quotes a string value (nothing inside it is escaped).
     ///   - strays: other markers that are markup on their own.
-    init(start: String, end: String, delimiter: String, strays: [String] = []) {
+    ///   - noneIsNull: a bare `None` is null (the template delimits every string, and writes a
+    ///     null with Python's `None`).
+    init(start: String, end: String, delimiter: String, strays: [String] = [], noneIsNull: Bool = false) {
         self.endMarker = Array(end.utf8)
         self.endMarkerText = end
         self.delimiter = delimiter
+        self.noneIsNull = noneIsNull
         self.recovery = MarkerSet([end, start])
         self.markers = [Marker(start), Marker(end, kind: .stray)] + strays.map { Marker($0, kind: .stray) }
         self.skipRule = .through([Array(end.utf8)])
@@ -103,7 +108,7 @@ struct GemmaFrameParser: CallGrammar {
                 actions.append(.start(name: name, id: nil))
                 reader = GemmaValueReader(
                     at: pos, delimiter: delimiter, stopMarker: endMarkerText, tool: context.tools?[name],
-                    maxDepth: context.maxDepth)
+                    maxDepth: context.maxDepth, noneIsNull: noneIsNull)
                 state = .args
             case .args:
                 let result = reader.advance(w, actions: &actions)

@@ -198,6 +198,7 @@ struct MiniMaxM3Grammar: CallGrammar {
                 var j = at
                 while j < w.end && JSONReader.isSpace(w[j]) && j - at < TextValueScanner.maxSpaceAfterClose { j += 1 }
                 var structured = false
+                var empty = false
                 if j - at < TextValueScanner.maxSpaceAfterClose {
                     guard j < w.end else { return .needMore }
                     switch TagMatch.at(w, j, [Self.nsBytes]) {
@@ -207,11 +208,15 @@ struct MiniMaxM3Grammar: CallGrammar {
                         let k = j + Self.nsBytes.count
                         guard k + 1 < w.end else { return .needMore }
                         structured = w[k] == UInt8(ascii: "<") && w[k + 1] != UInt8(ascii: "/")
+                        empty = w[k] == UInt8(ascii: "<") && w[k + 1] == UInt8(ascii: "/")
                     case .none:
                         break
                     }
                 }
-                if structured || Self.foldsRepeats(key, tool) {
+                // An element with nothing in it, for a key whose schema takes an object or an
+                // array and no string: read as a tree, whose empty leaf is that empty container.
+                let emptyContainer = empty && Self.emptyContainer(tool?.typingSchema(forArgument: key)) != nil
+                if structured || emptyContainer || Self.foldsRepeats(key, tool) {
                     // A tree, or a value of an array-typed key (held: the key may repeat).
                     stack = [OpenElement(name: key)]
                     pos = structured ? j : at
@@ -438,6 +443,17 @@ struct MiniMaxM3Grammar: CallGrammar {
         return out
     }
 
+    /// The empty container an empty element stands for under `schema`: `{}` when it takes an
+    /// object, `[]` when it takes an array; nil when it takes a string (an empty string) or
+    /// neither.
+    static func emptyContainer(_ schema: JSONValue?) -> JSONValue? {
+        let cands = candidates(schema)
+        guard !cands.contains(where: { SchemaTyping.types(of: $0).contains("string") }) else { return nil }
+        if cands.contains(where: { admits($0, "object", marker: "properties") }) { return .object([]) }
+        if cands.contains(where: { admits($0, "array", marker: "items") }) { return .array([]) }
+        return nil
+    }
+
     private static func admits(_ schema: JSONValue, _ type: String, marker: String) -> Bool {
         SchemaTyping.types(of: schema).contains(type) || schema[marker] != nil
     }
@@ -452,6 +468,9 @@ struct MiniMaxM3Grammar: CallGrammar {
     static func type(_ node: Node, schema: JSONValue?, pointer: String) -> Result<JSONValue, TypingFailure> {
         switch node {
         case .text(let bytes):
+            // `<k></k>` for an object or an array is the empty one: the template writes a dict's
+            // members and a list's `<item>`s inside the tag, so nothing inside is none of them.
+            if bytes.allSatisfy(JSONReader.isSpace), let v = emptyContainer(schema) { return .success(v) }
             let text = String(decoding: bytes, as: UTF8.self)
             switch SchemaTyping.type(text, schema: schema) {
             case .success(let v): return .success(v)

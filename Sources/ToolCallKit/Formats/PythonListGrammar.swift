@@ -17,20 +17,28 @@ struct PythonListSyntax: Sendable {
     /// every name in it is a declared tool (LFM2, whose markers servers may strip): recognised
     /// at the end of the stream, since until then more text may follow.
     let wholeOutputList: Bool
+    /// Whether a keyword argument's own string is written verbatim, a backslash being data
+    /// (LFM2.5's template writes `'` + the value + `'`); strings inside lists and dicts keep
+    /// Python's (and JSON's) escapes (``PythonCallReader/Strings``).
+    let verbatimStrings: Bool
     /// The markers and marker sets the grammar matches against, built once per syntax and
     /// shared by every decoder of it (not built per decoder).
     let tables: PythonListTables
 
-    init(start: String, end: String, bareList: Bool = false, echo: Bool = false, wholeOutputList: Bool = false) {
+    init(start: String, end: String, bareList: Bool = false, echo: Bool = false, wholeOutputList: Bool = false,
+         verbatimStrings: Bool = false) {
         self.start = start
         self.end = end
         self.bareList = bareList
         self.echo = echo
         self.wholeOutputList = wholeOutputList
+        self.verbatimStrings = verbatimStrings
         tables = PythonListTables(start: start, end: end, bareList: bareList, wholeOutputList: wholeOutputList)
     }
 
     static let lfm2 = PythonListSyntax(start: "<|tool_call_start|>", end: "<|tool_call_end|>", echo: true, wholeOutputList: true)
+    static let lfm25 = PythonListSyntax(
+        start: "<|tool_call_start|>", end: "<|tool_call_end|>", echo: true, wholeOutputList: true, verbatimStrings: true)
     static let pythonic = PythonListSyntax(start: "<|python_start|>", end: "<|python_end|>", bareList: true)
 }
 
@@ -250,7 +258,7 @@ struct PythonListGrammar: CallGrammar {
                     pos += 1
                     state = .element(closable: true)
                 } else if PythonCallReader.isNameStart(b) {
-                    reader = PythonCallReader(at: pos, context: context)
+                    reader = PythonCallReader(at: pos, context: context, strings: syntax.verbatimStrings ? .verbatimArguments : .python)
                     state = .call
                 } else {
                     switch endMarker(w, at: pos) {
@@ -272,7 +280,7 @@ struct PythonListGrammar: CallGrammar {
                     listEnd = pos
                     state = .afterList(listEnd: pos)
                 } else if PythonCallReader.isNameStart(b) {
-                    reader = PythonCallReader(at: pos, context: context)
+                    reader = PythonCallReader(at: pos, context: context, strings: syntax.verbatimStrings ? .verbatimArguments : .python)
                     state = .call
                 } else {
                     state = .recover(PythonCallSkipper(depth: 0), detail: "expected a call")

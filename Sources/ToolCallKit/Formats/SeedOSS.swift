@@ -28,7 +28,7 @@ extension FormatDefinition {
     /// `</function>\n</seed:tool_call>` per call (``renderSeedOSS``).
     static let seedLayout = CallLayout.tagged(
         seedTags, wrapperPerCall: true, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
-        afterValue: "\n", afterFunction: "\n", quoted: false, stripsNewlines: false)
+        afterValue: "\n", afterFunction: "\n", quoted: false, stripsNewlines: false, values: .pythonStr)
 
     static let seedOss: FormatDefinition = FormatDefinition(
         name: "seed_oss",
@@ -45,17 +45,19 @@ extension FormatDefinition {
         fuzzWords: ["<parameter=", "</parameter>", "<seed:think>", "</seed:think>", "<seed:cot_budget_reflect>"],
         familyNames: (["seed", "seed-oss", "seedoss", "bytedance"], "Seed-OSS writes"))
 
-    /// After the text and a newline, per call `<seed:tool_call>\n<function=NAME>\n`, per argument
+    /// After the text and a blank line, per call `<seed:tool_call>\n<function=NAME>\n`, per argument
     /// `<parameter=KEY>VALUE</parameter>\n`, then `</function>\n</seed:tool_call>`, calls
     /// separated by a newline (Seed-OSS's template writes values with no newline around them,
-    /// and the decoder strips none). A string is written as it is; any other value as JSON.
+    /// and the decoder strips none). A string is written as it is; any other value as Python's
+    /// `str()` writes it (`True`, `None`, `{'k': [1, 'a']}`), as the template's `| string`
+    /// does; the decoder reads those spellings for a schema's boolean, null, object and array.
     private static func renderSeedOSS(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String) throws(RenderError) -> [UInt8] {
         let tags = seedTags.rendering
-        return try CallRenderer.taggedCalls(format, calls, text: text, separator: "\n", between: "\n", tags: tags) { call in
+        return try CallRenderer.taggedCalls(format, calls, text: text, separator: "\n\n", between: "\n", tags: tags) { call in
             var out = Array("<seed:tool_call>\n<function=".utf8) + Array(call.name.utf8) + Array(">\n".utf8)
             for member in call.arguments.objectValue ?? [] {
                 out += Array("<parameter=".utf8) + Array(member.key.utf8) + Array(">".utf8)
-                out += CallRenderer.textValue(member.value, tags: tags)
+                out += CallRenderer.pythonTextValue(member.value, tags: tags)
                 out += Array("</parameter>\n".utf8)
             }
             return out + Array("</function>\n</seed:tool_call>".utf8)

@@ -32,7 +32,7 @@ extension FormatDefinition {
     /// `</function>\n</tool_call>` per call (``renderXMLFunction``).
     static let xmlLayout = CallLayout.tagged(
         xmlTags, wrapperPerCall: true, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">\n", beforeClose: "\n",
-        afterValue: "\n", afterFunction: "\n", quoted: false, stripsNewlines: false)
+        afterValue: "\n", afterFunction: "\n", quoted: false, stripsNewlines: false, values: .pythonScalars)
 
     static let xmlFunction: FormatDefinition = FormatDefinition(
         name: "xml_function",
@@ -60,15 +60,16 @@ extension FormatDefinition {
     /// After the text and a blank line, per call `<tool_call>\n<function=NAME>\n`, per argument
     /// `<parameter=KEY>\nVALUE\n</parameter>\n`, then `</function>\n</tool_call>`, calls
     /// separated by a newline. The decoder strips exactly one newline at each end of a value, so
-    /// every value comes back whole. A string is written as it is; any other value as JSON (with
-    /// `<` written `\u003c` when the JSON would hold a tag).
+    /// every value comes back whole. A string is written as it is; a boolean or null as Python's
+    /// `True`, `False`, `None` and a number as its text (the templates' `| string`); an object or
+    /// array as JSON (with `<` written `\u003c` when the JSON would hold a tag).
     private static func renderXMLFunction(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String) throws(RenderError) -> [UInt8] {
         let tags = xmlTags.rendering
         return try CallRenderer.taggedCalls(format, calls, text: text, separator: "\n\n", between: "\n", tags: tags) { call in
             var out = Array("<tool_call>\n<function=".utf8) + Array(call.name.utf8) + Array(">\n".utf8)
             for member in call.arguments.objectValue ?? [] {
                 out += Array("<parameter=".utf8) + Array(member.key.utf8) + Array(">\n".utf8)
-                out += CallRenderer.textValue(member.value, tags: tags)
+                out += CallRenderer.pythonScalarTextValue(member.value, tags: tags)
                 out += Array("\n</parameter>\n".utf8)
             }
             return out + Array("</function>\n</tool_call>".utf8)

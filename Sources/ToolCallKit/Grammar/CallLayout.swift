@@ -26,6 +26,9 @@ public struct CallLayout: Sendable {
         /// A quoted id that the layout always writes (Cohere's `tool_call_id`): a JSON string of
         /// letters, digits, `_` and `-`; the writer uses the call's id or its position.
         case quotedID
+        /// `prefix` and the call's id as a JSON string, when the call has one (Mistral Small
+        /// 3.1's `, "id": "..."`): optional in the grammar (letters, digits, `_` and `-`).
+        case optionalQuotedID(prefix: String)
         /// The arguments.
         case arguments(Arguments)
     }
@@ -47,8 +50,11 @@ public struct CallLayout: Sendable {
         /// Python keyword arguments `key=value, ...` (strings, lists and scalars as Python
         /// literals; an object value as JSON, as the templates write it).
         case python
-        /// A Gemma object `{key:value,...}` with strings between `delimiter`s.
-        case gemma(delimiter: String)
+        /// Python keyword arguments as LFM2.5's template writes them: a string argument between
+        /// `'` quotes with nothing escaped, an object as JSON, anything else as Python's `str()`.
+        case pythonVerbatim
+        /// A Gemma object `{key:value,...}` in a Gemma style (delimiter, key order, null).
+        case gemma(CallRenderer.GemmaStyle)
         /// One tagged parameter per argument.
         case tagged(TaggedArguments)
     }
@@ -68,6 +74,36 @@ public struct CallLayout: Sendable {
         /// around it: the grammar writes values that neither begin nor end with one. No
         /// built-in format does since issue 32 (each strips only what its template writes).
         var stripsNewlines: Bool
+        /// How a value that is not a string is spelt.
+        var values: TaggedValues = .json
+    }
+
+    /// How a tagged format writes a value that is not a string (a string is its raw text).
+    enum TaggedValues: Sendable {
+        /// JSON.
+        case json
+        /// Booleans and null as Python's `True`, `False`, `None`; objects, arrays and numbers as
+        /// JSON (Qwen3-Coder's and Qwen3.5's templates: `| string` for scalars).
+        case pythonScalars
+        /// Python's `str()`: `True`, `None`, lists and dicts as their `repr` (Seed-OSS's template).
+        case pythonStr
+
+        /// Whether `value` (not a string) is written as Python's `str()` rather than JSON.
+        func writesPython(_ value: JSONValue) -> Bool {
+            switch (self, value) {
+            case (.pythonStr, _), (.pythonScalars, .null), (.pythonScalars, .bool): return true
+            default: return false
+            }
+        }
+
+        /// Whether a value of JSON type `type` is written as Python's `str()` rather than JSON.
+        func writesPython(type: String) -> Bool {
+            switch self {
+            case .json: return false
+            case .pythonScalars: return type == "boolean" || type == "null"
+            case .pythonStr: return true
+            }
+        }
     }
 
     enum ParameterPiece: Sendable {
@@ -98,10 +134,13 @@ public struct CallLayout: Sendable {
     /// Whether, at the very start of the output, a block may be written without its trigger
     /// (Llama 3's bare call object; `open` then begins the block).
     let bareAtStart: Bool
+    /// Whether the model's template writes the content after the calls (Gemma 4), so that text
+    /// may follow the last block even when one call is allowed.
+    let textAfter: Bool
 
     init(
         trigger: String, open: [Piece] = [], call: [Piece], separator: String = "", close: [Piece] = [],
-        oneCallPerBlock: Bool = false, endsMessage: Bool = false, bareAtStart: Bool = false
+        oneCallPerBlock: Bool = false, endsMessage: Bool = false, bareAtStart: Bool = false, textAfter: Bool = false
     ) {
         self.trigger = trigger
         self.open = open
@@ -111,11 +150,12 @@ public struct CallLayout: Sendable {
         self.oneCallPerBlock = oneCallPerBlock
         self.endsMessage = endsMessage
         self.bareAtStart = bareAtStart
+        self.textAfter = textAfter
     }
 
     /// A format whose calls are each a block: `trigger` + the call's pieces.
-    static func perCall(_ trigger: String, _ call: [Piece]) -> CallLayout {
-        CallLayout(trigger: trigger, call: call, oneCallPerBlock: true)
+    static func perCall(_ trigger: String, _ call: [Piece], textAfter: Bool = false) -> CallLayout {
+        CallLayout(trigger: trigger, call: call, oneCallPerBlock: true, textAfter: textAfter)
     }
 
     // MARK: - Writing
@@ -159,6 +199,11 @@ public struct CallLayout: Sendable {
             }
         case .quotedID:
             JSONValue.writeString(c?.id ?? String(position), to: &out)
+        case .optionalQuotedID(let prefix):
+            if let id = c?.id, !id.isEmpty {
+                out += Array(prefix.utf8)
+                JSONValue.writeString(id, to: &out)
+            }
         case .arguments(let a):
             guard let c else { return }
             write(a, c.arguments, to: &out)
@@ -190,8 +235,18 @@ public struct CallLayout: Sendable {
                 out += Array(m.key.utf8) + [UInt8(ascii: "=")]
                 if m.value.isObject { CallRenderer.writeTemplateJSON(m.value, to: &out) } else { CallRenderer.writePython(m.value, to: &out) }
             }
-        case .gemma(let d):
-            CallRenderer.writeGemma(arguments, delimiter: Array(d.utf8), to: &out)
+        case .pythonVerbatim:
+            for (k, m) in (arguments.objectValue ?? []).enumerated() {
+                if k > 0 { out += Array(", ".utf8) }
+                out += Array(m.key.utf8) + [UInt8(ascii: "=")]
+                switch m.value {
+                case .string(let s): out += [UInt8(ascii: "'")] + Array(s.utf8) + [UInt8(ascii: "'")]
+                case .object: CallRenderer.writeTemplateJSON(m.value, to: &out)
+                default: CallRenderer.writePythonRepr(m.value, to: &out)
+                }
+            }
+        case .gemma(let style):
+            CallRenderer.writeGemma(arguments, style, to: &out)
         case .tagged(let t):
             for m in arguments.objectValue ?? [] {
                 for p in t.open {
@@ -205,6 +260,12 @@ public struct CallLayout: Sendable {
                 var value: [UInt8]
                 if case .string(let s) = m.value {
                     value = Array(s.utf8)
+                } else if t.values.writesPython(m.value) {
+                    value = []
+                    CallRenderer.writePythonRepr(m.value, to: &value)
+                    if t.valueExcludes.contains(where: { CallRenderer.firstIndex(of: Array($0.utf8), in: value) != nil }) {
+                        value = ValueGrammar.escapeExcludedPython(value, "<")
+                    }
                 } else {
                     value = []
                     CallRenderer.writeTemplateJSON(m.value, to: &value)
@@ -236,11 +297,13 @@ extension CallLayout.TaggedArguments {
         return String(decoding: out, as: UTF8.self)
     }
 
-    init(open: [CallLayout.ParameterPiece], close: String, valueExcludes: [String], stripsNewlines: Bool) {
+    init(open: [CallLayout.ParameterPiece], close: String, valueExcludes: [String], stripsNewlines: Bool,
+         values: CallLayout.TaggedValues = .json) {
         self.open = open
         self.close = [.markup(close)]
         self.valueExcludes = valueExcludes
         self.stripsNewlines = stripsNewlines
+        self.values = values
     }
 
     init(open: [CallLayout.ParameterPiece], closing: [CallLayout.ParameterPiece], valueExcludes: [String], stripsNewlines: Bool) {
@@ -259,16 +322,16 @@ extension CallLayout {
     static func tagged(
         _ tags: TaggedFunctionTags, wrapperPerCall: Bool, afterWrapperOpen: String, afterName: String,
         afterKey: String, beforeClose: String = "", afterValue: String, afterFunction: String, stringFlag: Bool = false,
-        quoted: Bool, stripsNewlines: Bool
+        quoted: Bool, stripsNewlines: Bool, values: TaggedValues = .json, wrapper: Int = 0
     ) -> CallLayout {
         let s = { (b: [UInt8]) in String(decoding: b, as: UTF8.self) }
-        let wrapOpen = s(tags.wrapperOpens[0]), wrapClose = s(tags.wrapperCloses[0])
+        let wrapOpen = s(tags.wrapperOpens[wrapper]), wrapClose = s(tags.wrapperCloses[wrapper])
         let q = quoted ? "\"" : ""
         var open: [ParameterPiece] = [.markup(s(tags.parameterOpen) + q), .key(.bare)]
         if stringFlag { open += [.markup("\" string=\""), .stringFlag, .markup("\"" + afterKey)] } else { open.append(.markup(q + afterKey)) }
         let args = TaggedArguments(
             open: open, close: beforeClose + s(tags.value.close) + afterValue,
-            valueExcludes: tags.rendering.tags.map(s), stripsNewlines: stripsNewlines)
+            valueExcludes: tags.rendering.tags.map(s), stripsNewlines: stripsNewlines, values: values)
         let function: [Piece] = [
             .markup(s(tags.functionOpen) + q), .name(.bare), .markup(q + afterName), .arguments(.tagged(args)),
             .markup(s(tags.functionClose) + afterFunction),

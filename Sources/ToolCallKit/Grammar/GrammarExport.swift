@@ -121,7 +121,7 @@ struct GrammarExporter {
             for p in pieces {
                 switch p {
                 case .markup(let s): out.append(s)
-                case .optionalID(let prefix, _): out.append(prefix)
+                case .optionalID(let prefix, _), .optionalQuotedID(let prefix): out.append(prefix)
                 case .arguments(.tagged(let t)):
                     for q in t.open + t.close { if case .markup(let s) = q { out.append(s) } }
                 default: break
@@ -170,6 +170,9 @@ struct GrammarExporter {
         let trigger = layout.trigger
         let text = GrammarNode.text(TextRegion(excluded: excludes, end: ""))
         func textThen() -> GrammarNode { .text(TextRegion(excluded: excludes, end: trigger)) }
+        // Text after the one block allowed: only where the template writes the content after the
+        // calls (with many blocks, text may follow any of them anyway).
+        let trailing: GrammarNode = layout.textAfter ? text : .empty
         let blockAfterText = GrammarNode.seq([textThen(), block])
         let blockHere = GrammarNode.seq([.marker(trigger), block])
         // Several blocks (separated by text) when calls may be many; one when not, or when a
@@ -183,14 +186,14 @@ struct GrammarExporter {
         } else if choice.requiresCall {
             var first = blockHere
             if let bare { first = .choice([blockHere, bare]) }
-            main = manyBlocks ? .seq([first, .star(blockAfterText), text]) : first
+            main = manyBlocks ? .seq([first, .star(blockAfterText), text]) : .seq([first, trailing])
         } else {
-            var start: GrammarNode = manyBlocks ? .seq([.star(blockAfterText), text]) : .choice([blockAfterText, text])
+            var start: GrammarNode = manyBlocks ? .seq([.star(blockAfterText), text]) : .choice([.seq([blockAfterText, trailing]), text])
             if let bare {
-                start = .choice([manyBlocks ? .seq([bare, .star(blockAfterText), text]) : bare, start])
+                start = .choice([manyBlocks ? .seq([bare, .star(blockAfterText), text]) : .seq([bare, trailing]), start])
             }
             main = start
-            lazyRoot = manyBlocks ? .seq([blockHere, .star(blockAfterText), text]) : blockHere
+            lazyRoot = manyBlocks ? .seq([blockHere, .star(blockAfterText), text]) : .seq([blockHere, trailing])
         }
         // Reasoning first: optional, or already open.
         let pairs = format.definition.reasoning.pairs
@@ -234,7 +237,9 @@ struct GrammarExporter {
             return ExportedGrammar(target: .lark, text: printer.lark(), lazy: false, triggerWords: [], report: report)
         case .xgrammar:
             let structure: XGrammarShape?
-            if chosen.isEmpty || options.reasoningOpen || layout.bareAtStart {
+            // xgrammar's triggered tags stop after the first block when one call is allowed:
+            // text after it (Gemma 4) needs the node-by-node form.
+            if chosen.isEmpty || options.reasoningOpen || layout.bareAtStart || (layout.textAfter && !manyBlocks) {
                 structure = nil
             } else {
                 // The shortest marker the block's opener begins with triggers the tag: xgrammar
@@ -304,6 +309,9 @@ struct GrammarExporter {
             case .quotedID:
                 let idChars = CharacterClass([0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x5F...0x5F, 0x2D...0x2D])
                 out.append(.seq([.literal("\""), .repeatCount(.characters(idChars), min: 1, max: 40), .literal("\"")]))
+            case .optionalQuotedID(let prefix):
+                let idChars = CharacterClass([0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x5F...0x5F, 0x2D...0x2D])
+                out.append(.optional(.seq([marker(prefix), .literal("\""), .repeatCount(.characters(idChars), min: 1, max: 40), .literal("\"")])))
             case .arguments(let a):
                 guard let tool else { continue }
                 out.append(try arguments(a, tool))
@@ -362,10 +370,10 @@ struct GrammarExporter {
             var s = schema
             if s["type"] == nil { s = ValueGrammar.merge(s, .object([("type", .string("object"))])) }
             return .json(s)
-        case .gemma(let d):
+        case .gemma(let style):
             var s = schema
             if s["type"] == nil { s = ValueGrammar.merge(s, .object([("type", .string("object"))])) }
-            return values.value(s, .gemma(delimiter: d), at: "#")
+            return values.value(s, .gemma(style), at: "#")
         case .python:
             let props = schema["properties"]?.objectValue ?? []
             let required = Set((schema["required"]?.arrayValue ?? []).compactMap(\.stringValue))
@@ -377,6 +385,29 @@ struct GrammarExporter {
                 }
                 let isObject = p.value["type"] == .string("object")
                 let v = values.value(p.value, isObject ? .json : .python, at: "#/properties/\(p.key)")
+                members.append((.seq([.literal(p.key + "="), v]), required.contains(p.key)))
+            }
+            return Self.members(members, separator: .literal(", "), doc: &values.doc, name: tool.name)
+        case .pythonVerbatim:
+            // LFM2.5: a string argument between `'` quotes, verbatim (the grammar keeps `'` out
+            // of it); anything else as for `.python`.
+            let props = schema["properties"]?.objectValue ?? []
+            let required = Set((schema["required"]?.arrayValue ?? []).compactMap(\.stringValue))
+            var members: [(GrammarNode, Bool)] = []
+            for p in props {
+                guard CallRenderer.isPythonName(p.key) else {
+                    values.note("#/properties", p.key, "is not a Python name, so the call cannot write it")
+                    continue
+                }
+                let v: GrammarNode
+                if Self.types(of: p.value, root: schema) == ["string"] && p.value["enum"] == nil && p.value["const"] == nil {
+                    if p.value["pattern"] != nil { values.note("#/properties/\(p.key)", "pattern", "is not expressed for verbatim strings (\(options.target.rawValue))") }
+                    v = .seq([.literal("'"), .text(TextRegion(excluded: ["'"], end: "'", minCharacters: p.value["minLength"]?.intValue ?? 0,
+                                                                maxCharacters: p.value["maxLength"]?.intValue))])
+                } else {
+                    let isObject = p.value["type"] == .string("object")
+                    v = values.value(p.value, isObject ? .json : .python, at: "#/properties/\(p.key)")
+                }
                 members.append((.seq([.literal(p.key + "="), v]), required.contains(p.key)))
             }
             return Self.members(members, separator: .literal(", "), doc: &values.doc, name: tool.name)
@@ -453,8 +484,9 @@ struct GrammarExporter {
     }
 
     /// A tagged parameter's value text by its schema, then the parameter's close: a string as raw
-    /// text that holds none of the format's tags; any other value as JSON whose strings hold no
-    /// `<` (so that no tag can be spelt inside).
+    /// text that holds none of the format's tags; any other value as JSON (or Python's `str()`,
+    /// as the layout's ``CallLayout/TaggedValues`` says) whose strings hold no `<` (so that no
+    /// tag can be spelt inside).
     mutating func rawValue(_ schema: JSONValue, _ t: CallLayout.TaggedArguments, close closeText: String, at path: String) -> GrammarNode {
         var s = schema
         if case .string(let ref)? = schema["$ref"], let target = values.resolve(ref) { s = target }
@@ -471,7 +503,13 @@ struct GrammarExporter {
             var alts: [GrammarNode] = []
             for v in vs {
                 var b: [UInt8] = []
-                if case .string(let str) = v { b = Array(str.utf8) } else { CallRenderer.writeTemplateJSON(v, to: &b) }
+                if case .string(let str) = v {
+                    b = Array(str.utf8)
+                } else if t.values.writesPython(v) {
+                    CallRenderer.writePythonRepr(v, to: &b)
+                } else {
+                    CallRenderer.writeTemplateJSON(v, to: &b)
+                }
                 let text = String(decoding: b, as: UTF8.self)
                 if t.valueExcludes.contains(where: { text.contains($0) }) || (t.stripsNewlines && (text.hasPrefix("\n") || text.hasSuffix("\n"))) {
                     values.note(path, "enum", "value \(v.jsonText) cannot be written as a raw value here and is left out")
@@ -506,7 +544,7 @@ struct GrammarExporter {
                 m.append(("type", .string(ty)))
                 one = .object(m)
             }
-            alts.append(.seq([values.value(one, .json, at: path), close]))
+            alts.append(.seq([values.value(one, t.values.writesPython(type: ty) ? .python : .json, at: path), close]))
         }
         return .oneOf(alts)
     }

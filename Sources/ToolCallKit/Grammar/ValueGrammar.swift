@@ -13,8 +13,9 @@ struct ValueGrammar {
         case json
         /// Python literals: `'...'` strings, `True`/`False`/`None`, `[...]`, `{'k': v}`.
         case python
-        /// Gemma values: strings between `delimiter`s (raw), bare keys, `{k:v}`, `[a,b]`.
-        case gemma(delimiter: String)
+        /// Gemma values: strings between delimiters (raw), bare keys, `{k:v}`, `[a,b]`, in a
+        /// Gemma style (Gemma 4's sorts keys and writes null as `None`).
+        case gemma(CallRenderer.GemmaStyle)
     }
 
     var doc: GrammarDocument
@@ -118,7 +119,8 @@ struct ValueGrammar {
             let body = boundedRepeat(pythonChar(), min: min, max: max)
             if min == 0 && max == nil { return sharedRule("py_string" + (stringExcludes.isEmpty ? "" : "_x")) { _ in .seq([.literal("'"), body, .literal("'")]) } }
             return .seq([.literal("'"), body, .literal("'")])
-        case .gemma(let d):
+        case .gemma(let style):
+            let d = String(decoding: style.delimiter, as: UTF8.self)
             return .seq([.literal(d), .text(TextRegion(excluded: [d], end: d, minCharacters: min, maxCharacters: max))])
         }
     }
@@ -136,8 +138,8 @@ struct ValueGrammar {
             }
         case .python:
             CallRenderer.writePython(value, to: &out)
-        case .gemma(let d):
-            CallRenderer.writeGemma(value, delimiter: Array(d.utf8), to: &out)
+        case .gemma(let style):
+            CallRenderer.writeGemma(value, style, to: &out)
         }
         return .literal(String(decoding: out, as: UTF8.self))
     }
@@ -158,10 +160,28 @@ struct ValueGrammar {
         return out
     }
 
+    /// Python text with each excluded character written as a `\x` escape (it can stand only
+    /// inside a string literal there, where the escape is the same character).
+    static func escapeExcludedPython(_ bytes: [UInt8], _ excludes: String) -> [UInt8] {
+        let ex = Set(excludes.utf8)
+        var out: [UInt8] = []
+        let hex = Array("0123456789abcdef".utf8)
+        for b in bytes {
+            if ex.contains(b) {
+                out += Array("\\x".utf8) + [hex[Int(b >> 4)], hex[Int(b & 15)]]
+            } else {
+                out.append(b)
+            }
+        }
+        return out
+    }
+
     func keyword(_ syntax: Syntax, _ value: Bool?) -> GrammarNode {
         switch syntax {
         case .python:
             return .literal(value.map { $0 ? "True" : "False" } ?? "None")
+        case .gemma(let style) where value == nil:
+            return .literal(String(decoding: style.null, as: UTF8.self))
         default:
             return .literal(value.map { $0 ? "true" : "false" } ?? "null")
         }
@@ -400,7 +420,8 @@ struct ValueGrammar {
         switch s {
         case .json: return "json"
         case .python: return "python"
-        case .gemma(let d): return "gemma" + d
+        case .gemma(let style):
+            return "gemma" + String(decoding: style.delimiter, as: UTF8.self) + (style.sortKeys ? "sorted" : "") + String(decoding: style.null, as: UTF8.self)
         }
     }
 
@@ -530,8 +551,10 @@ struct ValueGrammar {
         case .python:
             CallRenderer.writePythonString(k, to: &out)
             out += Array(": ".utf8)
-        case .gemma(let d):
-            CallRenderer.writeGemma(.object([(k, .null)]), delimiter: Array(d.utf8), to: &out)
+        case .gemma(let style):
+            var bare = style
+            bare.null = Array("null".utf8)
+            CallRenderer.writeGemma(.object([(k, .null)]), bare, to: &out)
             // `{KEY:null}` → `KEY:`
             out = Array(out.dropFirst().dropLast(5))
         }
@@ -539,7 +562,9 @@ struct ValueGrammar {
     }
 
     private mutating func object(_ schema: JSONValue, _ syntax: Syntax, at path: String) -> GrammarNode {
-        let props = schema["properties"]?.objectValue ?? []
+        var props = schema["properties"]?.objectValue ?? []
+        // Gemma 4's template writes keys in `dictsort` order, whatever the schema's.
+        if case .gemma(let style) = syntax, style.sortKeys { props = CallRenderer.templateSorted(props) }
         let required = Set((schema["required"]?.arrayValue ?? []).compactMap(\.stringValue))
         let additional = schema["additionalProperties"]
         let (open, close, sep) = separators(syntax, array: false)

@@ -16,12 +16,14 @@ public struct FormatInference: Sendable, Equatable {
         self.evidence = evidence
     }
 
-    /// `{"format": NAME or null, "evidence": [...]}` on one line.
+    /// `{"format": NAME or null, "evidence": [...]}` on one line, with `"variant_of": BASE` after
+    /// the format when it is a model variant (`glm47` of `glm4`: the base's wire format, in the
+    /// layout the folder's template writes).
     public var jsonLine: String {
-        JSONValue.object([
-            (key: "format", value: format.map { .string($0.rawValue) } ?? .null),
-            (key: "evidence", value: .array(evidence.map { .string($0) })),
-        ]).jsonText
+        var members: [(key: String, value: JSONValue)] = [(key: "format", value: format.map { .string($0.rawValue) } ?? .null)]
+        if let base = format?.variantOf { members.append((key: "variant_of", value: .string(base.rawValue))) }
+        members.append((key: "evidence", value: .array(evidence.map { .string($0) })))
+        return JSONValue.object(members).jsonText
     }
 }
 

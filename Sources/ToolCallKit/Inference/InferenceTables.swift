@@ -41,7 +41,7 @@ enum TemplateSignatures {
     /// Every format's signatures, by rank (the order of the formats breaks ties).
     static let table: [Signature] = {
         var all: [Signature] = []
-        for f in ToolCallFormat.allCases {
+        for f in ToolCallFormat.allCases + ToolCallFormat.variants {
             all += f.definition.inference.templates.map {
                 Signature(rank: $0.rank, verdict: .format(f), probes: $0.probes, what: $0.what)
             }
@@ -127,7 +127,7 @@ enum InferenceTables {
     static func declared(_ name: String) -> Verdict? {
         let n = name.lowercased().replacing("-", with: "_")
         if let f = ToolCallFormat(name: name) ?? ToolCallFormat(rawValue: n) { return .format(f) }
-        if let f = ToolCallFormat.allCases.first(where: { $0.definition.inference.parserNames.contains(n) }) {
+        if let f = (ToolCallFormat.allCases + ToolCallFormat.variants).first(where: { $0.definition.inference.parserNames.contains(n) }) {
             return .format(f)
         }
         return nil

@@ -111,6 +111,110 @@ extension CallRenderer {
         out.append(UInt8(ascii: "'"))
     }
 
+    // MARK: - Python's str() and repr()
+
+    /// A value as Python's `str()` writes it, which is what a template's `| string` filter
+    /// gives: `None`, `True`/`False`, the number's text, a string as it is, and a list or dict as
+    /// its `repr` (``writePythonRepr(_:to:)``).
+    static func writePythonStr(_ value: JSONValue, to out: inout [UInt8]) {
+        if case .string(let s) = value {
+            out += Array(s.utf8)
+        } else {
+            writePythonRepr(value, to: &out)
+        }
+    }
+
+    /// A value as Python's `repr()` writes it: `None`, `True`/`False`, the number's text,
+    /// `[a, b]`, `{'key': value}`, and strings as ``writePythonReprString(_:to:)`` writes them.
+    /// (A number keeps its JSON text, which is Python's spelling for the numbers JSON
+    /// encoders write.)
+    static func writePythonRepr(_ value: JSONValue, to out: inout [UInt8]) {
+        switch value {
+        case .null: out += Array("None".utf8)
+        case .bool(let b): out += Array((b ? "True" : "False").utf8)
+        case .number(let n): out += Array(n.utf8)
+        case .string(let s): writePythonReprString(s, to: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (i, e) in elements.enumerated() {
+                if i > 0 { out += [UInt8(ascii: ","), 0x20] }
+                writePythonRepr(e, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (i, m) in members.enumerated() {
+                if i > 0 { out += [UInt8(ascii: ","), 0x20] }
+                writePythonReprString(m.key, to: &out)
+                out += [UInt8(ascii: ":"), 0x20]
+                writePythonRepr(m.value, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// A string as Python 3's `repr()` writes it: between `'`, or between `"` when the string
+    /// holds a `'` and no `"`; the quote used and `\\` escaped; `\t`, `\n`, `\r`; `\xHH` for
+    /// the other ASCII control characters and DEL; a character Python does not print (a
+    /// control, format, surrogate, private-use, unassigned or separator character other than
+    /// the space) as `\xHH`, `\uHHHH` or `\UHHHHHHHH`; every other character as it is.
+    static func writePythonReprString(_ s: String, to out: inout [UInt8]) {
+        let hasSingle = s.utf8.contains(UInt8(ascii: "'"))
+        let hasDouble = s.utf8.contains(UInt8(ascii: "\""))
+        let quote = hasSingle && !hasDouble ? UInt8(ascii: "\"") : UInt8(ascii: "'")
+        out.append(quote)
+        for scalar in s.unicodeScalars {
+            let v = scalar.value
+            switch v {
+            case UInt32(quote), 0x5C: out += [0x5C, UInt8(v)]
+            case 0x09: out += [0x5C, UInt8(ascii: "t")]
+            case 0x0A: out += [0x5C, UInt8(ascii: "n")]
+            case 0x0D: out += [0x5C, UInt8(ascii: "r")]
+            case 0..<0x20, 0x7F: appendHexEscape(v, letter: "x", digits: 2, to: &out)
+            case 0x20..<0x7F: out.append(UInt8(v))
+            default:
+                if isPythonPrintable(scalar) {
+                    out += Array(String(scalar).utf8)
+                } else if v <= 0xFF {
+                    appendHexEscape(v, letter: "x", digits: 2, to: &out)
+                } else if v <= 0xFFFF {
+                    appendHexEscape(v, letter: "u", digits: 4, to: &out)
+                } else {
+                    appendHexEscape(v, letter: "U", digits: 8, to: &out)
+                }
+            }
+        }
+        out.append(quote)
+    }
+
+    private static func appendHexEscape(_ v: UInt32, letter: Unicode.Scalar, digits: Int, to out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        out += [0x5C, UInt8(letter.value)]
+        for k in stride(from: digits - 1, through: 0, by: -1) { out.append(hex[Int((v >> (4 * UInt32(k))) & 15)]) }
+    }
+
+    /// Python's `str.isprintable()` for one non-ASCII character.
+    private static func isPythonPrintable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator, .spaceSeparator:
+            return false
+        default:
+            return true
+        }
+    }
+
+    /// Equality that tells strings apart by their bytes and objects by their keys' order
+    /// (`JSONValue`'s `==` uses Swift string equality, under which "é" and "e\u{301}" are equal).
+    static func sameBytes(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.string(let x), .string(let y)): return x.utf8.elementsEqual(y.utf8)
+        case (.array(let x), .array(let y)): return x.count == y.count && zip(x, y).allSatisfy(sameBytes)
+        case (.object(let x), .object(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { $0.key.utf8.elementsEqual($1.key.utf8) && sameBytes($0.value, $1.value) }
+        default: return a == b
+        }
+    }
+
     /// Whether the Python call reader takes `s` as a call or keyword name.
     static func isPythonName(_ s: String) -> Bool {
         let b = Array(s.utf8)
@@ -120,21 +224,32 @@ extension CallRenderer {
 
     // MARK: - Gemma values
 
+    /// How a Gemma template writes values.
+    struct GemmaStyle: Sendable, Equatable {
+        var delimiter: [UInt8]
+        /// Keys sorted as Jinja's `dictsort` sorts them (``templateSorted(_:)``), at every level.
+        var sortKeys = false
+        /// How null is written (`null`, or Gemma 4's `None`).
+        var null: [UInt8] = Array("null".utf8)
+    }
+
     /// A Gemma value: a delimited string (a JSON string literal when it holds the delimiter),
-    /// the number's text, `true`/`false`/`null`, `[a,b]`, `{key:value,...}`.
-    static func writeGemma(_ value: JSONValue, delimiter d: [UInt8], to out: inout [UInt8]) {
+    /// the number's text, `true`/`false`, null as the style says, `[a,b]`, `{key:value,...}`.
+    static func writeGemma(_ value: JSONValue, _ style: GemmaStyle, to out: inout [UInt8]) {
+        let d = style.delimiter
         switch value {
         case .string(let s): writeGemmaString(s, delimiter: d, to: &out)
+        case .null: out += style.null
         case .array(let elements):
             out.append(UInt8(ascii: "["))
             for (i, e) in elements.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                writeGemma(e, delimiter: d, to: &out)
+                writeGemma(e, style, to: &out)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            for (i, m) in members.enumerated() {
+            for (i, m) in (style.sortKeys ? templateSorted(members) : members).enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 let key = Array(m.key.utf8)
                 if !key.isEmpty && key.allSatisfy(isGemmaBareKeyByte) {
@@ -143,11 +258,30 @@ extension CallRenderer {
                     writeGemmaString(m.key, delimiter: d, to: &out)
                 }
                 out.append(UInt8(ascii: ":"))
-                writeGemma(m.value, delimiter: d, to: &out)
+                writeGemma(m.value, style, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         default:
             value.write(to: &out)
+        }
+    }
+
+    /// Members in the order Jinja's `dictsort` filter gives them: by key, compared
+    /// case-insensitively (lowercased, then code point by code point); equal keys keep their
+    /// order.
+    static func templateSorted(_ members: [(key: String, value: JSONValue)]) -> [(key: String, value: JSONValue)] {
+        let keys = members.map { Array($0.key.lowercased().unicodeScalars.map(\.value)) }
+        return members.indices.sorted { a, b in
+            keys[a] == keys[b] ? a < b : keys[a].lexicographicallyPrecedes(keys[b])
+        }.map { members[$0] }
+    }
+
+    /// `value` with every object's keys in ``templateSorted(_:)`` order.
+    static func templateSorted(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .array(let elements): return .array(elements.map(templateSorted))
+        case .object(let members): return .object(templateSorted(members).map { (key: $0.key, value: templateSorted($0.value)) })
+        default: return value
         }
     }
 
@@ -197,6 +331,37 @@ extension CallRenderer {
             if b == UInt8(ascii: "<") { escaped += Array("\\u003c".utf8) } else { escaped.append(b) }
         }
         return escaped
+    }
+
+    /// A value's text as a template's `| string` filter writes it (Seed-OSS): a string as it is,
+    /// anything else as Python's `str()` (``writePythonStr(_:to:)``), with `<` written `\x3c`
+    /// when the text would hold one of the format's tags (it can only stand inside a Python
+    /// string literal there, where `\x3c` is the same character).
+    static func pythonTextValue(_ value: JSONValue, tags: TextTags) -> [UInt8] {
+        if case .string(let s) = value { return Array(s.utf8) }
+        var out: [UInt8] = []
+        writePythonRepr(value, to: &out)
+        guard firstTag(in: out, tags) != nil else { return out }
+        var escaped: [UInt8] = []
+        escaped.reserveCapacity(out.count + 16)
+        for b in out {
+            if b == UInt8(ascii: "<") { escaped += Array("\\x3c".utf8) } else { escaped.append(b) }
+        }
+        return escaped
+    }
+
+    /// A value's text as Qwen3-Coder's and Qwen3.5's templates write it: a string as it is, an
+    /// object or array as JSON (``textValue(_:tags:)``), anything else as Python's `str()`
+    /// (`True`, `False`, `None`, the number's text).
+    static func pythonScalarTextValue(_ value: JSONValue, tags: TextTags) -> [UInt8] {
+        switch value {
+        case .bool, .null:
+            var out: [UInt8] = []
+            writePythonRepr(value, to: &out)
+            return out
+        default:
+            return textValue(value, tags: tags)
+        }
     }
 
     /// Why a name or key cannot be written in a text-valued format (nil when it can): the

@@ -87,15 +87,15 @@ enum CallRenderer {
 
     // MARK: - Gemma values
 
-    /// FunctionGemma and Gemma 4: `START call:NAME{key:value,...}END` per call, run together after
-    /// the text; strings between delimiters, keys bare. A string that holds the delimiter (the
-    /// format has no escape inside delimiters) is written as a JSON string literal, which both
-    /// readers take; a key that is not a plain word is delimited, or a JSON string when it holds
-    /// the delimiter. The name runs to `{`, so it may hold no white space, quotes, `<`, `>`,
-    /// `{`, `(`, `}` or `,`.
-    static func gemma(_ calls: [RenderedCall], text: String, start: String, end: String, delimiter: String) throws(RenderError) -> [UInt8] {
-        var out = Array(text.utf8)
-        let d = Array(delimiter.utf8)
+    /// FunctionGemma and Gemma 4: `START call:NAME{key:value,...}END` per call, run together,
+    /// before the text (or after it, with `textAfter`: Gemma 4's template writes the content
+    /// after the calls); strings between delimiters, keys bare. A string that holds the
+    /// delimiter (the format has no escape inside delimiters) is written as a JSON string
+    /// literal, which both readers take; a key that is not a plain word is delimited, or a JSON
+    /// string when it holds the delimiter. The name runs to `{`, so it may hold no white space,
+    /// quotes, `<`, `>`, `{`, `(`, `}` or `,`.
+    static func gemma(_ calls: [RenderedCall], text: String, start: String, end: String, style: GemmaStyle, textAfter: Bool = false) throws(RenderError) -> [UInt8] {
+        var out = textAfter ? [] : Array(text.utf8)
         for (i, call) in calls.enumerated() {
             let name = Array(call.name.utf8)
             let forbidden: [UInt8] = Array("\"'<>{(},".utf8)
@@ -105,9 +105,10 @@ enum CallRenderer {
             out += Array(start.utf8)
             out += Array("call:".utf8)
             out += name
-            writeGemma(call.arguments, delimiter: d, to: &out)
+            writeGemma(call.arguments, style, to: &out)
             out += Array(end.utf8)
         }
+        if textAfter { out += Array(text.utf8) }
         return out
     }
 }

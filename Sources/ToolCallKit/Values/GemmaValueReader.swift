@@ -16,7 +16,9 @@
 ///   `[...]`; otherwise a bare word up to `,` or the container's closer: `true`, `false`, `null`, a
 ///   number (`108.` counts as `108.0`), or else a string (models drift). A bare word that
 ///   runs into the delimiter (`Tokyo<|"|>`: the opening one was dropped) is a string ended by
-///   it; the delimiter is never part of a value.
+///   it; the delimiter is never part of a value. With `noneIsNull` (Gemma 4, whose template
+///   delimits every string and writes a null as Python's `None`), a bare `None` is null too,
+///   whatever the schema says.
 ///
 /// Typing is by that syntax. With a schema for a top-level key (docs/formats.md) it narrows: a
 /// declared string keeps the text, another declared type converts a string's text by
@@ -90,6 +92,7 @@ struct GemmaValueReader: Sendable {
     private let stopMarker: [UInt8]
     private let tool: ToolDefinition?
     private let maxDepth: Int
+    private let noneIsNull: Bool
 
     /// The cursor: the next byte to read.
     private(set) var pos: Int
@@ -108,7 +111,9 @@ struct GemmaValueReader: Sendable {
     ///   - delimiter: the string delimiter.
     ///   - stopMarker: the call's end marker, which ends the call when it appears outside a string.
     ///   - tool: the declared tool, whose schemas narrow top-level values.
-    init(at: Int, delimiter: String, stopMarker: String, tool: ToolDefinition?, maxDepth: Int) {
+    ///   - noneIsNull: a bare `None` is null.
+    init(at: Int, delimiter: String, stopMarker: String, tool: ToolDefinition?, maxDepth: Int, noneIsNull: Bool = false) {
+        self.noneIsNull = noneIsNull
         self.pos = at
         self.delimiter = Array(delimiter.utf8)
         // `}` too: it may begin the tail that ``repairAtEnd(_:actions:)`` takes off a string.
@@ -180,12 +185,14 @@ struct GemmaValueReader: Sendable {
         return String(decoding: w.slice((r.lowerBound + 1)..<(r.upperBound - 1)), as: UTF8.self)
     }
 
-    /// A bare word by its syntax: `true`, `false`, `null`, a number, or a string.
-    static func bareLiteral(_ text: String) -> JSONValue {
+    /// A bare word by its syntax: `true`, `false`, `null` (and `None` when `noneIsNull`), a
+    /// number, or a string.
+    static func bareLiteral(_ text: String, noneIsNull: Bool = false) -> JSONValue {
         switch text {
         case "true": return .bool(true)
         case "false": return .bool(false)
         case "null": return .null
+        case "None" where noneIsNull: return .null
         default: break
         }
         let b = Array(text.utf8)
@@ -392,7 +399,7 @@ struct GemmaValueReader: Sendable {
                 if closedByDelimiter {
                     pos += delimiter.count
                     if let r = finishValue(.string(text), kind: .quotedText(text), actions: &actions) { return r }
-                } else if let r = finishValue(R.bareLiteral(text), kind: .bare(text), actions: &actions) { return r }
+                } else if let r = finishValue(R.bareLiteral(text, noneIsNull: noneIsNull), kind: .bare(text), actions: &actions) { return r }
             case .afterValue:
                 pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
@@ -576,6 +583,8 @@ struct GemmaValueReader: Sendable {
 
     /// Types a top-level value by its key's schema (docs/formats.md, Typing).
     private func narrow(_ v: JSONValue, kind: Kind, key: String) -> Swift.Result<JSONValue, MismatchLineError> {
+        // A bare `None` (Gemma 4) is null whatever the schema says: nothing else writes it.
+        if noneIsNull, case .bare("None") = kind { return .success(.null) }
         let schema = tool?.typingSchema(forArgument: key)
         let types = SchemaTyping.types(of: schema)
         guard !types.isEmpty else { return .success(v) }

@@ -30,6 +30,13 @@
 /// holding a dict, whose key the schema does not declare, is unwrapped: LFM2 writes
 /// `get_weather(properties={"location": "Tokyo"})`.
 ///
+/// String conventions (``Strings``): with `.python`, every string literal is read with Python's
+/// escapes, as above. With `.verbatimArguments` (LFM2.5, whose template writes a string argument
+/// as `'` + the value + `'`), a keyword argument's own string has no escapes: a backslash is
+/// data (`path='C:\Users\me'` gives `C:\Users\me`), and the string ends at a quote of its kind
+/// that the call's syntax shows closes it, as above; strings inside lists, tuples and dicts
+/// keep Python's escapes (the template writes those with Python's `repr` and JSON).
+///
 /// It does not evaluate expressions (`f(x=a+b)` gives the string `"a+b"`, `f(x=g(1))` is an
 /// error), does not read positional arguments, bytes or f-strings, and does not know about
 /// markers or lists of calls; grammars do.
@@ -114,6 +121,15 @@ struct PythonCallReader: Sendable {
         case literal
     }
 
+    /// How string literals are read (see the type's doc comment).
+    enum Strings: Sendable {
+        /// Python's escapes in every string.
+        case python
+        /// A keyword argument's own string verbatim (a backslash is data); Python's escapes
+        /// inside containers.
+        case verbatimArguments
+    }
+
     /// Argument names that some models wrap every argument in.
     private static let wrapperKeys: Set<String> = ["properties", "parameters", "arguments", "args", "kwargs"]
 
@@ -126,6 +142,9 @@ struct PythonCallReader: Sendable {
 
     private let tools: ToolSet?
     private let maxDepth: Int
+    private let strings: Strings
+    /// Whether the string being read is verbatim (no escapes).
+    private var verbatim = false
     private var state: State
     private var stack: [Container] = []
     /// The bytes of the string being read, decoded.
@@ -150,16 +169,17 @@ struct PythonCallReader: Sendable {
     private var mismatches: [String] = []
 
     /// Creates a reader whose call name begins at `pos`.
-    init(at pos: Int, tools: ToolSet?, maxDepth: Int) {
+    init(at pos: Int, tools: ToolSet?, maxDepth: Int, strings: Strings = .python) {
         self.pos = pos
         self.tools = tools
         self.maxDepth = maxDepth
+        self.strings = strings
         self.state = .name(start: pos)
     }
 
     /// Creates a reader for a grammar: the context's tools and depth cap.
-    init(at pos: Int, context: GrammarContext) {
-        self.init(at: pos, tools: context.tools, maxDepth: context.maxDepth)
+    init(at pos: Int, context: GrammarContext, strings: Strings = .python) {
+        self.init(at: pos, tools: context.tools, maxDepth: context.maxDepth, strings: strings)
     }
 
     /// A standalone Python literal (`{'a': 1, 'b': [True, None]}`), as JSON; nil when the text
@@ -343,9 +363,10 @@ struct PythonCallReader: Sendable {
                 if let r = finishValue(v, spelling: isWord ? .word : .literal, w, actions: &actions) { return r }
             case .string(let quote, let raw):
                 var i = pos
+                let stop: UInt8 = verbatim ? quote : UInt8(ascii: "\\")
                 while i < end {
                     let c = w[i]
-                    if c == quote || c == UInt8(ascii: "\\") { break }
+                    if c == quote || c == stop { break }
                     i += 1
                 }
                 if i > pos {
@@ -566,6 +587,7 @@ struct PythonCallReader: Sendable {
 
     private mutating func beginString(quote: UInt8, raw: Bool, triple: Bool, top: Bool, actions: inout [GrammarAction]) {
         self.triple = triple
+        verbatim = top && strings == .verbatimArguments
         scratch.removeAll(keepingCapacity: true)
         emitted = 0
         units.reset()

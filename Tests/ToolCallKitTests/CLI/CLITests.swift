@@ -307,6 +307,7 @@ struct CLIInferTests {
         ("Qwen3-Coder-vllm-example", Int32(0), "\"format\":\"xml_function\""),
         ("DeepSeek-V3.1", Int32(0), "\"format\":\"deepseek_v31\""),
         ("own-deepseek-v3-config-only", Int32(3), "\"format\":null"),
+        ("GLM-4.7-Flash", Int32(0), "{\"format\":\"glm47\",\"variant_of\":\"glm4\",\"evidence\":"),
     ])
     func infer(folder: String, status: Int32, fragment: String) throws {
         let r = try CLI.run(["infer", FixturePaths.root.appendingPathComponent("models/\(folder)").path])

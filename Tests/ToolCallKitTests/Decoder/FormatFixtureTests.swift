@@ -189,9 +189,15 @@ func expectEvents(_ actual: [ChunkingVerifier.Normalized], match expected: [JSON
 struct FormatFixtureTests {
     static let implemented = ToolCallFormat.allCases.filter(\.isImplemented)
 
-    /// Every fixture of the implemented formats; throws for any fixture that does not load.
+    /// Every fixture of the implemented formats and their model variants (a variant's own
+    /// fixtures are what sets it apart); throws for any fixture that does not load.
     static func fixtures() throws -> [FormatFixture] {
-        try FixtureTable.nonEmpty(try implemented.flatMap { try FormatFixture.all($0) }, "Fixtures/formats")
+        try FixtureTable.nonEmpty(try (implemented + ToolCallFormat.variants).flatMap { try FormatFixture.all($0) }, "Fixtures/formats")
+    }
+
+    @Test("every model variant has fixtures of its own", arguments: ToolCallFormat.variants)
+    func variantFixtures(format: ToolCallFormat) throws {
+        #expect(try FormatFixture.all(format).count >= 2, "\(format.rawValue)")
     }
 
     @Test("every implemented format has at least 15 fixtures, and every fixture loads", arguments: implemented)
