@@ -29,7 +29,8 @@ enum Help {
         OPTIONS (decode):
           --format NAME           The wire format of the model's output.
           --model DIR             Infer the format (and, for --input tokens, the tokenizer)
-                                  from a Hugging Face model folder.
+                                  from a Hugging Face model folder; decode as the model
+                                  variant its chat template shows.
           --response-template FILE
                                   Parse with a Hugging Face response template: FILE holds
                                   the template, or a tokenizer_config.json that has one.
@@ -72,7 +73,7 @@ enum Help {
 
         USAGE: toolcall decode (--format NAME | --model DIR | --response-template FILE)
                                [options] < model-output
-               toolcall render --format NAME [--text TEXT] < calls
+               toolcall render (--format NAME | --model DIR) [--text TEXT] < calls
                toolcall grammar (--format NAME | --model DIR) --tools FILE [options]
                toolcall infer DIR
                toolcall formats
@@ -113,13 +114,15 @@ enum Help {
     static let render = """
         OVERVIEW: Write calls as a format's model writes them (decode gives the same calls back).
 
-        USAGE: toolcall render --format NAME [--text TEXT] < calls
+        USAGE: toolcall render (--format NAME | --model DIR) [--text TEXT] < calls
 
         ARGUMENTS:
         \(formats)
 
         OPTIONS (render):
           --format NAME           The format to write the calls in.
+          --model DIR             Infer the format from a model folder, in the model variant
+                                  its chat template shows.
           --text TEXT             Content the model wrote before the calls.
 
         Standard input: an OpenAI tool_calls array (or an assistant message holding one), or
@@ -145,8 +148,9 @@ enum Help {
 
         OPTIONS (grammar):
           --format NAME           The wire format the model writes.
-          --model DIR             Infer the format from a model folder (its tokenizer.json,
-                                  when there is one, names the special tokens).
+          --model DIR             Infer the format, in the model variant its chat template
+                                  shows, from a model folder (its tokenizer.json, when
+                                  there is one, names the special tokens).
           --tools FILE            An OpenAI-style tools array: the calls the grammar writes.
           --tool-choice CHOICE    auto (default): text and any calls; required: at least one
                                   call, first; none: no call markup at all; NAME: only that
@@ -175,8 +179,10 @@ enum Help {
 
         USAGE: toolcall infer DIR
 
-        Prints one line of JSON, {"format": NAME or null, "evidence": [...]} ("variant_of":
-        BASE after the format when it names a model variant).
+        Prints one line of JSON, {"format": NAME or null, "evidence": [...]}. NAME is a base
+        format; when the folder's chat template shows a model variant of it, "variant":
+        VARIANT follows the format (decode, render and grammar use the variant with
+        --model DIR, or with --format VARIANT).
 
         EXIT STATUS:
           0 a format was found, 1 DIR is not a readable folder, 3 no format was found.

@@ -36,9 +36,11 @@ struct PythonListSyntax: Sendable {
         tables = PythonListTables(start: start, end: end, bareList: bareList, wholeOutputList: wholeOutputList)
     }
 
-    static let lfm2 = PythonListSyntax(start: "<|tool_call_start|>", end: "<|tool_call_end|>", echo: true, wholeOutputList: true)
-    static let lfm25 = PythonListSyntax(
+    /// LFM2 and LFM2.5: string arguments verbatim, as LFM2.5's template writes them.
+    static let lfm2 = PythonListSyntax(
         start: "<|tool_call_start|>", end: "<|tool_call_end|>", echo: true, wholeOutputList: true, verbatimStrings: true)
+    /// `lfm2_python`: every string a Python literal.
+    static let lfm2Python = PythonListSyntax(start: "<|tool_call_start|>", end: "<|tool_call_end|>", echo: true, wholeOutputList: true)
     static let pythonic = PythonListSyntax(start: "<|python_start|>", end: "<|python_end|>", bareList: true)
 }
 
