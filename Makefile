@@ -10,7 +10,7 @@ SCORERS ?=
 
 .PHONY: all deps build release demo test conformance tokens bench bench-check bench-record fuzz fuzz-large fuzz-build fuzz-dict clean \
 	lib python test-embed test-python test-adapters adapters-deps bench-embedding \
-	grammar-deps test-grammar grammar-fuzz grammar-bench
+	grammar-deps test-grammar grammar-fuzz grammar-bench grammar-compare
 
 all: build
 
@@ -94,7 +94,7 @@ test-embed: $(VPY)
 test-python: $(VPY) grammar-deps
 	@$(VPY) -c "import pytest, jinja2" 2>/dev/null || $(VPY) -m pip install -q pytest "jinja2>=3.1.6"
 	TOOLCALLKIT_LIBRARY=$(CURDIR)/$(EMBED)/lib/libtoolcallkit.so TOOLCALL_BIN=$(CURDIR)/.build/debug/toolcall \
-	  TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) GRAMMAR_WALKS=$(GRAMMAR_WALKS) \
+	  TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) GRAMMAR_WALKS=$(GRAMMAR_WALKS) GRAMMAR_TOKENIZERS=gpt2,llama \
 	  PYTHONPATH=python/src $(VPY) -m pytest -q -rs python/tests
 
 # --- Grammars (docs/grammar.md): the three constrained-decoding backends, without a model ----
@@ -114,22 +114,34 @@ $(GBNF_LIB): python/tests/grammar/gbnf_bridge.cpp python/tests/grammar/build_gbn
 	@command -v g++ >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq g++; }
 	bash python/tests/grammar/build_gbnf.sh .build/gbnf $(VPY)
 
-# The grammar tests alone (after `swift build`): every format x policy x target, and walks.
+# The grammar tests alone (after `swift build`): every format x policy x target, walks, and the
+# special tokens of all four tokenizers (in-process through the debug library).
 test-grammar: grammar-deps
-	TOOLCALL_BIN=$(CURDIR)/.build/debug/toolcall TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) GRAMMAR_WALKS=$(GRAMMAR_WALKS) \
+	$(call link_lib,.build/debug,$(EMBED)/lib/libtoolcallkit.so)
+	TOOLCALLKIT_LIBRARY=$(CURDIR)/$(EMBED)/lib/libtoolcallkit.so TOOLCALL_BIN=$(CURDIR)/.build/debug/toolcall \
+	  TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) GRAMMAR_WALKS=$(GRAMMAR_WALKS) GRAMMAR_TOKENIZERS=all \
 	  PYTHONPATH=python/src $(VPY) -m pytest -q -rs python/tests/grammar
 
 # Thousands of random walks per format and target, decoded with --validate; prints the
 # accept/reject matrix and the walk counts (GRAMMAR_FUZZ_WALKS per format, target and tool set).
 GRAMMAR_FUZZ_WALKS ?= 1000
-grammar-fuzz: grammar-deps release
+grammar-fuzz: grammar-deps release lib
 	TOOLCALL_BIN=$(CURDIR)/$(BIN) TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) \
-	  $(VPY) python/tests/grammar/grammar_fuzz.py --walks $(GRAMMAR_FUZZ_WALKS)
+	  TOOLCALLKIT_LIBRARY=$(CURDIR)/dist/lib/libtoolcallkit.so PYTHONPATH=python/src \
+	  $(VPY) python/tests/grammar/grammar_fuzz.py --walks $(GRAMMAR_FUZZ_WALKS) $(GRAMMAR_FUZZ_FLAGS)
 
-# Export cost (100 tools) and compile time in each backend, and xgrammar's own tags beside ours.
-grammar-bench: grammar-deps release
+# Export cost (100 tools; the release binary and the library in-process) and compile time in
+# each backend, with a byte vocabulary and with GPT-2's.
+grammar-bench: grammar-deps release lib
 	TOOLCALL_BIN=$(CURDIR)/$(BIN) TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) \
-	  $(VPY) python/tests/grammar/grammar_bench.py
+	  TOOLCALLKIT_LIBRARY=$(CURDIR)/dist/lib/libtoolcallkit.so PYTHONPATH=python/src \
+	  $(VPY) python/tests/grammar/grammar_bench.py $(GRAMMAR_BENCH_FLAGS)
+
+# xgrammar's own get_model_structural_tag beside our structural tags, on the same cases: the
+# matrix per format (cases x policies) and the summary.
+grammar-compare: grammar-deps
+	TOOLCALL_BIN=$(CURDIR)/.build/debug/toolcall TOOLCALL_GBNF_LIB=$(CURDIR)/$(GBNF_LIB) \
+	  $(VPY) python/tests/grammar/grammar_compare.py
 
 # vLLM and SGLang without their dependencies (torch, CUDA ...), plus the pure-Python packages
 # their tool-parser modules import on the way; torch and triton are stubbed by the tests

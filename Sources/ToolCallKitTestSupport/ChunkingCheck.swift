@@ -104,13 +104,17 @@ public struct ChunkingCheck {
     /// Checks one run's contracts and returns its normalized events. Every broken contract is
     /// passed to `report`, prefixed with `label`.
     ///
-    /// The contracts: raw spans rebuild the input and each is at least one byte; every started
-    /// call ends exactly once (accepted or rejected) with its own index, and indexes count from
-    /// 0; with tools, only declared names start; an undeclared tool is rejected without an
-    /// index; no delta is empty; each accepted call's joined deltas (each fragment repaired as
-    /// the encoders repair it) are strict JSON equal to its arguments, which are an object;
-    /// reasoning carries its raw bytes; no text event ends inside a UTF-8 sequence; nothing
-    /// follows `end`, whose counts are right.
+    /// The contracts: raw spans rebuild the input and each is at least one byte (but for
+    /// `no_tool_call`, which has none); every started call ends exactly once (accepted or
+    /// rejected) with its own index, and indexes count from 0; with tools, only declared names
+    /// start; only names the options' `toolChoice` allows start, and with `parallelToolCalls`
+    /// false none after an accepted call; an undeclared tool, a tool not chosen and a second
+    /// call are rejected without an index; `no_tool_call` comes right before `end`, once, when
+    /// the choice requires a call and none was accepted, and never otherwise; no delta is
+    /// empty; each accepted call's joined deltas (each fragment repaired as the encoders repair
+    /// it) are strict JSON equal to its arguments, which are an object; reasoning carries its
+    /// raw bytes; no text event ends inside a UTF-8 sequence; nothing follows `end`, whose
+    /// counts are right.
     public func normalize(_ events: [ToolCallEvent], input: [UInt8], label: String,
                           report: (String) -> Void) -> [NormalizedEvent] {
         func check(_ ok: Bool, _ message: @autoclosure () -> String) { if !ok { report("[\(label)] " + message()) } }
@@ -122,10 +126,18 @@ public struct ChunkingCheck {
         var accepted = 0
         var rejected = 0
         var ended = false
+        var noCall = false
         for e in events {
             check(!ended, "an event after end: \(e)")
-            if let r = e.rawBytes {
+            if case .rejected(let r) = e, r.reason == .noToolCall {
+                check(r.raw.isEmpty && r.index == nil && r.name == nil, "no_tool_call with bytes, an index or a name: \(e)")
+                check(!noCall, "no_tool_call twice")
+                check(options.toolChoice.requiresCall && accepted == 0,
+                      "no_tool_call with tool_choice \(options.toolChoice) and \(accepted) accepted calls")
+                noCall = true
+            } else if let r = e.rawBytes {
                 check(!r.isEmpty, "an event with empty raw bytes: \(e)")
+                check(!noCall, "an event after no_tool_call: \(e)")
                 raw += r
             }
             switch e {
@@ -138,6 +150,8 @@ public struct ChunkingCheck {
             case .toolCallStart(let index, let id, let name):
                 check(index == nextIndex, "start index \(index), expected \(nextIndex)")
                 if let tools { check(tools.declares(name), "the undeclared name \(name) was started") }
+                check(options.toolChoice.allows(name), "\(name), which tool_choice \(options.toolChoice) does not allow, was started")
+                check(options.parallelToolCalls || accepted == 0, "\(name) was started after an accepted call with parallel_tool_calls false")
                 nextIndex = index + 1
                 open[index] = (id, name, [], "")
                 out.append(.start(index: index, id: id, name: name))
@@ -174,7 +188,10 @@ public struct ChunkingCheck {
                         check(false, "a rejection for call \(index), which is not open")
                     }
                 }
-                if r.reason == .undeclaredTool { check(r.index == nil, "an undeclared tool was started") }
+                if r.reason == .undeclaredTool || r.reason == .toolNotChosen || r.reason == .parallelToolCall {
+                    check(r.index == nil, "a call rejected as \(r.reason.rawValue) was started")
+                    check(r.name != nil, "a call rejected as \(r.reason.rawValue) has no name")
+                }
                 out.append(.rejected(reason: r.reason.rawValue, index: r.index, name: r.name, raw: r.raw))
             case .markup(let r):
                 if case .markup(var prev)? = out.last { out.removeLast(); prev += r; out.append(.markup(prev)) } else { out.append(.markup(r)) }
@@ -185,6 +202,8 @@ public struct ChunkingCheck {
             }
         }
         check(ended, "no end event")
+        check(noCall == (options.toolChoice.requiresCall && accepted == 0),
+              "tool_choice \(options.toolChoice) with \(accepted) accepted calls, and no_tool_call \(noCall ? "given" : "missing")")
         check(open.isEmpty, "calls never ended: \(open.keys.sorted())")
         check(!options.rawSpans || raw == input, "raw spans do not rebuild the input")
         return out

@@ -56,7 +56,8 @@ enum Help {
           --chunk-bytes N         Feed standard input in pieces of N bytes (for tests).
           --tool-choice auto|required|none|NAME
                                   Reject calls the choice does not allow (tool_choice), and
-                                  report a required call that never came (end event).
+                                  reject no_tool_call before end when a required call never
+                                  came.
           --parallel-tool-calls true|false
                                   With false, reject every call after the first accepted one.
           -h, --help              Show this help.

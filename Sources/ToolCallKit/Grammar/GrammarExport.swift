@@ -145,7 +145,22 @@ struct GrammarExporter {
         return out.filter { !$0.isEmpty && seen.insert($0).inserted }
     }
 
-    mutating func export() throws(GrammarExportError) -> ExportedGrammar {
+    /// What ``build()`` makes: the document's rules are in ``values``; the roots are here.
+    struct Built {
+        /// The whole language (what the grammar admits from the start of the output).
+        var main: GrammarNode
+        /// For `auto` without reasoning: the language from the first block on (a lazy grammar's
+        /// root).
+        var lazyRoot: GrammarNode?
+        var chosen: [ToolDefinition]
+        var excludes: [String]
+        var block: GrammarNode
+        var blockWithoutClose: (GrammarNode, String)?
+        var manyBlocks: Bool
+    }
+
+    /// The grammar's language as nodes (its rules go into ``values``' document).
+    mutating func build() throws(GrammarExportError) -> Built {
         let chosen = try chosenTools()
         let excludes = textExcludes
         // Blocks: one call (parallel off) or a list of calls.
@@ -165,6 +180,14 @@ struct GrammarExporter {
             // tag's end (a tag whose content is unbounded needs one).
             if case .marker(let end) = close, !end.isEmpty {
                 blockWithoutClose = (.seq([open, calls]), end)
+            } else if options.target == .xgrammar, layout.oneCallPerBlock, case .markup(let last)? = layout.call.last,
+                      let end = format.definition.markerTexts.filter({ !$0.isEmpty && last.hasSuffix($0) }).max(by: { $0.utf8.count < $1.utf8.count }) {
+                // A block of one call that ends with one of the format's markers (`</tool_call>`):
+                // the marker is the tag's end, so that it can be a token there.
+                let trimmed = Array(layout.call.dropLast()) + [.markup(String(last.dropLast(end.count)))]
+                var alts: [GrammarNode] = []
+                for t in chosen { alts.append(values.doc.add("call_" + t.name, try pieces(trimmed, tool: t))) }
+                blockWithoutClose = (.seq([open, .oneOf(alts)]), end)
             }
         }
         let trigger = layout.trigger
@@ -210,13 +233,32 @@ struct GrammarExporter {
             let block = GrammarNode.seq([.marker(pair.open), .text(TextRegion(excluded: reasoningExcludes, end: pair.close)), afterReasoning])
             main = .seq([.optional(block), main])
         }
+        return Built(
+            main: main, lazyRoot: lazyRoot, chosen: chosen, excludes: excludes, block: block,
+            blockWithoutClose: blockWithoutClose, manyBlocks: manyBlocks)
+    }
+
+    /// The grammar document with its whole language as root, before any target prints it
+    /// (what the tests match outputs against).
+    mutating func document() throws(GrammarExportError) -> GrammarDocument {
+        let b = try build()
+        var doc = values.doc
+        doc.setRoot(b.main)
+        return doc
+    }
+
+    mutating func export() throws(GrammarExportError) -> ExportedGrammar {
+        let b = try build()
+        let (main, lazyRoot, chosen, excludes, block, blockWithoutClose, manyBlocks) =
+            (b.main, b.lazyRoot, b.chosen, b.excludes, b.block, b.blockWithoutClose, b.manyBlocks)
+        let trigger = layout.trigger
+        let choice = options.toolChoice
+        let pairs = format.definition.reasoning.pairs
+        let reasoningExcludes = pairs.map(\.close) + format.definition.reasoning.endedBy
         var doc = values.doc
         let isLazy = options.target == .gbnf && lazyRoot != nil && !options.toolChoice.requiresCall && !chosen.isEmpty && !layout.bareAtStart
         doc.setRoot(isLazy ? lazyRoot! : main)
         var report = values.report
-        if chosen.isEmpty && !layout.endsMessage {
-            // nothing to add
-        }
         for t in chosen where (t.parameters["properties"]?.objectValue ?? []).isEmpty && !Self.argumentsAreJSON(layout) {
             if t.parameters["additionalProperties"] != .bool(false) {
                 report.append("tool \(JSONValue.string(t.name).jsonText): declares no properties, so the \(format.rawValue) grammar writes its calls without arguments (\(options.target.rawValue))")
@@ -229,7 +271,18 @@ struct GrammarExporter {
             if isLazy {
                 let triggers = Self.unique([trigger] + excludes)
                 var obj: [(key: String, value: JSONValue)] = [("grammar", .string(gbnf)), ("grammar_lazy", .bool(true))]
-                obj.append(("grammar_triggers", .array(triggers.map { .object([("type", .string("word")), ("value", .string($0))]) })))
+                // llama.cpp's server reads a trigger's type as a number: 0 a token (with its
+                // id), 1 a word.
+                obj.append(("grammar_triggers", .array(triggers.map { t in
+                    if let id = options.specialTokens[t] {
+                        return .object([("type", .number("0")), ("value", .string(t)), ("token", .number(String(id)))])
+                    }
+                    return .object([("type", .number("1")), ("value", .string(t))])
+                })))
+                if !options.specialTokens.isEmpty {
+                    // The server keeps these as single tokens (its `preserved_tokens`).
+                    obj.append(("preserved_tokens", .array(options.specialTokens.keys.sorted().map { .string($0) })))
+                }
                 return ExportedGrammar(target: .gbnf, text: JSONValue.object(obj).jsonText, lazy: true, triggerWords: triggers, report: report)
             }
             return ExportedGrammar(target: .gbnf, text: gbnf, lazy: false, triggerWords: [], report: report)
@@ -247,7 +300,11 @@ struct GrammarExporter {
                 let short = excludes.filter { trigger.hasPrefix($0) }.min { $0.utf8.count < $1.utf8.count } ?? trigger
                 structure = XGrammarShape(
                     trigger: short, begin: trigger, block: blockWithoutClose?.0 ?? block, end: blockWithoutClose?.1 ?? "",
-                    excludes: excludes.filter { !trigger.hasPrefix($0) },
+                    // A string that begins with the trigger never stands in text (the trigger
+                    // dispatches to the tag first), and xgrammar 0.2.9 stops dispatching on a
+                    // trigger that an excluded string extends: text could then hold the opener
+                    // followed by anything. So neither kind is excluded.
+                    excludes: excludes.filter { !trigger.hasPrefix($0) && !$0.hasPrefix(short) },
                     atLeastOne: choice.requiresCall, stopAfterFirst: !manyBlocks,
                     reasoning: options.reasoning ? pairs.count > 1 ? pairs[1] : pairs[0] : nil,
                     reasoningExcludes: reasoningExcludes)
@@ -401,9 +458,13 @@ struct GrammarExporter {
                 }
                 let v: GrammarNode
                 if Self.types(of: p.value, root: schema) == ["string"] && p.value["enum"] == nil && p.value["const"] == nil {
-                    if p.value["pattern"] != nil { values.note("#/properties/\(p.key)", "pattern", "is not expressed for verbatim strings (\(options.target.rawValue))") }
-                    v = .seq([.literal("'"), .text(TextRegion(excluded: ["'"], end: "'", minCharacters: p.value["minLength"]?.intValue ?? 0,
-                                                                maxCharacters: p.value["maxLength"]?.intValue))])
+                    // A pattern's language without `'` (reported when it could write one).
+                    if let body = values.patternBody(p.value, removing: ScalarSet("'"), at: "#/properties/\(p.key)", spell: { $0.node }) {
+                        v = .seq([.literal("'"), body, .literal("'")])
+                    } else {
+                        v = .seq([.literal("'"), values.text(TextRegion(excluded: ["'"], end: "'", minCharacters: p.value["minLength"]?.intValue ?? 0,
+                                                                            maxCharacters: p.value["maxLength"]?.intValue), at: "#/properties/\(p.key)")])
+                    }
                 } else {
                     let isObject = p.value["type"] == .string("object")
                     v = values.value(p.value, isObject ? .json : .python, at: "#/properties/\(p.key)")
@@ -498,7 +559,6 @@ struct GrammarExporter {
             }
         }
         let types = Self.types(of: s, root: values.root)
-        let edge: CharacterClass? = t.stripsNewlines ? CharacterClass("\n") : nil
         if case .array(let vs)? = s["enum"] ?? s["const"].map({ .array([$0]) }) {
             var alts: [GrammarNode] = []
             for v in vs {
@@ -519,12 +579,8 @@ struct GrammarExporter {
             }
             return .oneOf(alts)
         }
-        if types == ["string"] || types.isEmpty && s["type"] == nil && false {
-            if s["pattern"] != nil { values.note(path, "pattern", "is not expressed for raw text values (\(options.target.rawValue))") }
-            let region = TextRegion(
-                excluded: t.valueExcludes, end: closeText, minCharacters: s["minLength"]?.intValue ?? 0,
-                maxCharacters: s["maxLength"]?.intValue, noEdge: edge)
-            return .text(region)
+        if types == ["string"] {
+            return rawString(s, t, close: closeText, minimum: 0, at: path)
         }
         var alts: [GrammarNode] = []
         values.stringExcludes = "<"
@@ -532,10 +588,8 @@ struct GrammarExporter {
         let list = types.isEmpty ? ["string", "number", "boolean", "null", "array", "object"] : types
         for ty in list {
             if ty == "string" {
-                let region = TextRegion(
-                    excluded: t.valueExcludes, end: closeText, minCharacters: max(1, s["minLength"]?.intValue ?? 0),
-                    maxCharacters: s["maxLength"]?.intValue, noEdge: edge)
-                alts.append(.text(region))
+                // Not empty: an empty value is read as the other types' null or as "".
+                alts.append(rawString(s, t, close: closeText, minimum: 1, at: path))
                 continue
             }
             var one = s
@@ -547,6 +601,26 @@ struct GrammarExporter {
             alts.append(.seq([values.value(one, t.values.writesPython(type: ty) ? .python : .json, at: path), close]))
         }
         return .oneOf(alts)
+    }
+
+    /// A string as a tagged parameter's raw text, then the parameter's close: its `pattern`'s
+    /// language without the characters that begin the format's tags (and without newlines where
+    /// the parser strips them at the edges), or text that holds no tag, by its length bounds
+    /// (at least `minimum` characters).
+    mutating func rawString(_ s: JSONValue, _ t: CallLayout.TaggedArguments, close closeText: String, minimum: Int, at path: String) -> GrammarNode {
+        var removed = ScalarSet(t.valueExcludes.compactMap { $0.unicodeScalars.first }.map { $0.value...$0.value })
+        if t.stripsNewlines { removed = removed.union(ScalarSet("\n")) }
+        if minimum > 0, case .string(let p)? = s["pattern"], PatternNode.parse(p)?.admitsEmpty ?? false {
+            // A grammar cannot intersect the pattern with "not empty".
+            values.note(path, "pattern", "admits an empty value, which this union of types cannot write; not enforced")
+        } else if let body = values.patternBody(s, removing: removed, at: path, spell: { $0.node }) {
+            return .seq([body, marker(closeText)])
+        }
+        let edge: CharacterClass? = t.stripsNewlines ? CharacterClass("\n") : nil
+        let region = TextRegion(
+            excluded: t.valueExcludes, end: closeText, minCharacters: max(minimum, s["minLength"]?.intValue ?? 0),
+            maxCharacters: s["maxLength"]?.intValue, noEdge: edge)
+        return values.text(region, at: path)
     }
 
     /// Members in order, each required or optional, with `separator` between two written ones.

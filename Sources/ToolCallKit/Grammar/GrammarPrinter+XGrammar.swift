@@ -11,8 +11,11 @@ extension GrammarPrinter {
     func xgrammar(shape: XGrammarShape?) -> String {
         var f: JSONValue
         if let shape {
-            let tag = obj(["type": .string("tag"), "begin": markerFormat(shape.begin, asBegin: true),
-                           "content": format(shape.block), "end": .string(shape.end)])
+            // xgrammar 0.2.9 refuses a token `begin` inside `triggered_tags` (a string trigger
+            // dispatches on text, and it matches a special token against its text); the end
+            // and the markers inside may be tokens.
+            let tag = obj(["type": .string("tag"), "begin": .string(shape.begin),
+                           "content": format(shape.block), "end": endFormat(shape.end)])
             var triggered: [(key: String, value: JSONValue)] = [
                 ("type", .string("triggered_tags")), ("triggers", .array([.string(shape.trigger)])),
                 ("tags", .array([tag])), ("at_least_one", .bool(shape.atLeastOne)),
@@ -24,7 +27,7 @@ extension GrammarPrinter {
                 let excludes = shape.reasoningExcludes.filter { $0 != r.close }
                 var anyText: [(key: String, value: JSONValue)] = [("type", .string("any_text"))]
                 if !excludes.isEmpty { anyText.append(("excludes", .array(excludes.map { .string($0) }))) }
-                let think = obj(["type": .string("tag"), "begin": .string(r.open), "content": .object(anyText), "end": .string(r.close)])
+                let think = obj(["type": .string("tag"), "begin": markerFormat(r.open, asBegin: true), "content": .object(anyText), "end": endFormat(r.close)])
                 f = seqFormat([
                     obj(["type": .string("optional"), "content": seqFormat([think, obj(["type": .string("optional"), "content": constFormat("\n\n")])])]),
                     f,
@@ -60,25 +63,60 @@ extension GrammarPrinter {
         return seqFormat(xs)
     }
 
-    /// Whether `node` holds a JSON node (through its rules).
-    private func holdsJSON(_ node: GrammarNode, _ seen: inout Set<String>) -> Bool {
+    /// A tag's end: one special token, or the text.
+    private func endFormat(_ s: String) -> JSONValue {
+        let parts = split(s)
+        if parts.count == 1, let t = parts[0].token { return obj(["type": .string("token"), "token": .number(String(t))]) }
+        return .string(s)
+    }
+
+    /// Whether `node` is mapped part by part rather than as one EBNF grammar: it holds a JSON
+    /// schema or free text (xgrammar's own `json_schema` and `any_text` compile much faster than
+    /// the same in EBNF: a text automaton is a grammar state per character it tracks, each with
+    /// a token mask). A recursive rule is never unrolled: it is written as a grammar.
+    private func structured(_ node: GrammarNode, _ memo: XGrammarMemo) -> Bool {
         switch node {
         case .json: return true
+        case .text(let r): return Self.isFreeText(r)
         case .rule(let r):
-            guard seen.insert(r).inserted, let n = doc.node(r) else { return false }
-            return holdsJSON(n, &seen)
+            if let v = memo.rules[r] { return v }
+            guard !memo.visiting.contains(r), let n = doc.node(r) else {
+                // Recursion: neither this rule nor those around it can be unrolled.
+                memo.recursive.formUnion(memo.visiting)
+                return false
+            }
+            memo.visiting.insert(r)
+            let v = structured(n, memo)
+            memo.visiting.remove(r)
+            let result = v && !memo.recursive.contains(r)
+            memo.rules[r] = result
+            return result
         case .sequence(let xs), .choice(let xs):
-            return xs.contains { holdsJSON($0, &seen) }
+            // Every child is visited (so that recursion anywhere below is known); a recursive
+            // rule is written as a grammar of its own.
+            var any = false
+            for x in xs where structured(x, memo) { any = true }
+            return any
         case .optional(let x), .star(let x), .plus(let x), .repeatCount(let x, _, _):
-            return holdsJSON(x, &seen)
+            return structured(x, memo)
         default:
             return false
         }
     }
 
+    /// Free text that xgrammar's `any_text` says: no bounds but at most one leading character,
+    /// no edge rule.
+    static func isFreeText(_ r: TextRegion) -> Bool {
+        r.maxCharacters == nil && r.noEdge == nil && r.minCharacters <= 1
+    }
+
     /// A node as a structural-tag format.
     func format(_ node: GrammarNode) -> JSONValue {
-        var seen = Set<String>()
+        format(node, XGrammarMemo())
+    }
+
+    private func format(_ node: GrammarNode, _ memo: XGrammarMemo) -> JSONValue {
+        let format = { (n: GrammarNode) in self.format(n, memo) }
         switch node {
         case .literal(let s):
             return constFormat(s)
@@ -86,15 +124,24 @@ extension GrammarPrinter {
             return markerFormat(s)
         case .json(let schema):
             return obj(["type": .string("json_schema"), "json_schema": schema])
-        case .text(let r) where r.minCharacters == 0 && r.maxCharacters == nil && r.noEdge == nil:
+        case .text(let r) where Self.isFreeText(r):
             var anyText: [(key: String, value: JSONValue)] = [("type", .string("any_text"))]
             if !r.excluded.isEmpty { anyText.append(("excludes", .array(r.excluded.map { .string($0) }))) }
-            if r.end.isEmpty { return .object(anyText) }
-            return obj(["type": .string("tag"), "begin": .string(""), "content": .object(anyText), "end": .string(r.end)])
+            var rest: JSONValue = .object(anyText)
+            if !r.end.isEmpty {
+                rest = obj(["type": .string("tag"), "begin": .string(""), "content": .object(anyText), "end": endFormat(r.end)])
+            }
+            guard r.minCharacters == 1 else { return rest }
+            // Not empty: a first character that begins no excluded string (so none can start
+            // there, and any_text excludes the rest exactly), then any text.
+            var first = Set<UInt32>()
+            for e in r.excluded { if let u = e.unicodeScalars.first { first.insert(u.value) } }
+            let lead = GrammarNode.characters(CharacterClass(first.sorted().map { $0...$0 }, negated: true))
+            return seqFormat([obj(["type": .string("grammar"), "grammar": .string(ebnf(lead))]), rest])
         default:
             break
         }
-        guard holdsJSON(node, &seen) else {
+        guard structured(node, memo) else {
             return obj(["type": .string("grammar"), "grammar": .string(ebnf(node))])
         }
         switch node {
@@ -122,4 +169,11 @@ extension GrammarPrinter {
             return obj(["type": .string("grammar"), "grammar": .string(ebnf(node))])
         }
     }
+}
+
+/// What ``GrammarPrinter/format(_:)`` learns about the document's rules while it maps them.
+final class XGrammarMemo {
+    var rules: [String: Bool] = [:]
+    var visiting: Set<String> = []
+    var recursive: Set<String> = []
 }

@@ -152,12 +152,16 @@ struct BNFWriter {
         return String(repeating: "0", count: max(0, 8 - h.count)) + h
     }
 
+    /// A class. A negated one also leaves out the surrogates: xgrammar and llama.cpp decode
+    /// UTF-8 leniently and would take an encoded surrogate (`ED A0 80`, invalid UTF-8) as one
+    /// character, which the decoder reads as three U+FFFD (a `maxLength` would then be passed).
     static func charClass(_ c: CharacterClass) -> String {
         var s = c.negated ? "[^" : "["
         for r in c.ranges {
             s += classChar(r.lowerBound)
             if r.upperBound != r.lowerBound { s += "-" + classChar(r.upperBound) }
         }
+        if c.negated { s += "\\uD800-\\uDFFF" }
         return s + "]"
     }
 
@@ -232,7 +236,7 @@ struct BNFWriter {
                 if e.negated {
                     // Every scalar outside the alphabet (all but NUL, which no text holds, when
                     // the alphabet is empty).
-                    cls = e.scalars.isEmpty ? "[^\\x00]" : Self.charClass(CharacterClass(e.scalars.map { $0...$0 }, negated: true))
+                    cls = Self.charClass(CharacterClass(e.scalars.isEmpty ? [0...0] : e.scalars.map { $0...$0 }, negated: true))
                 } else {
                     cls = Self.charClass(CharacterClass(e.scalars.map { $0...$0 }))
                 }

@@ -16,6 +16,15 @@ struct ValueGrammar {
         /// Gemma values: strings between delimiters (raw), bare keys, `{k:v}`, `[a,b]`, in a
         /// Gemma style (Gemma 4's sorts keys and writes null as `None`).
         case gemma(CallRenderer.GemmaStyle)
+
+        /// Characters a pattern's string leaves out: a Gemma string's delimiter begins with
+        /// one (JSON and Python escape what they must).
+        var forbidden: ScalarSet {
+            if case .gemma(let style) = self, let u = String(decoding: style.delimiter, as: UTF8.self).unicodeScalars.first {
+                return ScalarSet([u.value...u.value])
+            }
+            return ScalarSet([])
+        }
     }
 
     var doc: GrammarDocument
@@ -30,6 +39,8 @@ struct ValueGrammar {
     /// The target's name, for report lines.
     let target: String
     private var refRules: [String: String] = [:]
+    /// Whether a bounded region's automaton fits in ``boundedTextStates``, by region.
+    private var regionFits: [TextRegion: Bool] = [:]
     private var shared: [String: GrammarNode] = [:]
     private var depth = 0
 
@@ -96,7 +107,7 @@ struct ValueGrammar {
         }
     }
 
-    private func boundedRepeat(_ node: GrammarNode, min: Int, max: Int?) -> GrammarNode {
+    func boundedRepeat(_ node: GrammarNode, min: Int, max: Int?) -> GrammarNode {
         switch (min, max) {
         case (0, nil): return .star(node)
         case (1, nil): return .plus(node)
@@ -104,6 +115,50 @@ struct ValueGrammar {
         case (let a, let b?) where a == b && a == 1: return node
         default: return .repeatCount(node, min: min, max: max)
         }
+    }
+
+    // MARK: - Bounded text
+
+    /// The most states a bounded text region's automaton may have: the automaton is the
+    /// exclusion automaton times the character count, which grows with `maxLength` and the
+    /// format's tags. GBNF and xgrammar's EBNF write it out state by state; llguidance, which
+    /// intersects a lexeme's expressions itself, gives up on such a lexeme as "too complex"
+    /// while matching (`minimax_m2` with `maxLength` 40 did).
+    static let boundedTextStates = 256
+
+    /// A text region, then its end. When its automaton is larger than
+    /// ``boundedTextStates`` the region is written with no character that begins an excluded
+    /// string (so no excluded string can occur, and the bounds are a plain repetition): stricter
+    /// than the parser, and reported.
+    mutating func text(_ region: TextRegion, at path: String) -> GrammarNode {
+        let bounded = region.minCharacters > 0 || region.maxCharacters != nil
+        guard bounded else { return .text(region) }
+        // Every tool's parameters bring the same few regions: the automaton is counted once.
+        let fits = regionFits[region] ?? (TextAutomaton(region).states(limit: Self.boundedTextStates) != nil)
+        regionFits[region] = fits
+        guard !fits else { return .text(region) }
+        var starts = Set<UInt32>()
+        for e in region.excluded { if let u = e.unicodeScalars.first { starts.insert(u.value) } }
+        let inner = CharacterClass(starts.sorted().map { $0...$0 }, negated: true)
+        var edgeClass = inner
+        if let edge = region.noEdge { edgeClass.ranges = (edgeClass.ranges + edge.ranges).sorted { $0.lowerBound < $1.lowerBound } }
+        let lo = region.minCharacters, hi = region.maxCharacters
+        let shown = starts.sorted().compactMap { Unicode.Scalar($0).map { String($0) } }.joined()
+        note(path.isEmpty ? "#" : path, hi != nil ? "maxLength" : "minLength",
+             "with this format's tags needs more than \(Self.boundedTextStates) grammar states; the value is written without \(JSONValue.string(shown).jsonText)")
+        var alts: [GrammarNode] = []
+        if region.noEdge == nil {
+            alts.append(boundedRepeat(.characters(inner), min: lo, max: hi))
+        } else {
+            if lo == 0 { alts.append(.empty) }
+            if lo <= 1 && (hi ?? 1) >= 1 { alts.append(.characters(edgeClass)) }
+            if (hi ?? 2) >= 2 {
+                let middle = boundedRepeat(.characters(inner), min: max(0, lo - 2), max: hi.map { $0 - 2 })
+                alts.append(.seq([.characters(edgeClass), middle, .characters(edgeClass)]))
+            }
+        }
+        let end: GrammarNode = region.end.isEmpty ? .empty : .marker(region.end)
+        return .seq([.oneOf(alts), end])
     }
 
     // MARK: - Strings, numbers and literals per syntax
@@ -121,8 +176,95 @@ struct ValueGrammar {
             return .seq([.literal("'"), body, .literal("'")])
         case .gemma(let style):
             let d = String(decoding: style.delimiter, as: UTF8.self)
-            return .seq([.literal(d), .text(TextRegion(excluded: [d], end: d, minCharacters: min, maxCharacters: max))])
+            return .seq([.literal(d), text(TextRegion(excluded: [d], end: d, minCharacters: min, maxCharacters: max), at: "")])
         }
+    }
+
+    // MARK: - Patterns
+
+    /// A string of `schema`'s `pattern` in `syntax` (nil when it has none, or one outside the
+    /// subset ``PatternNode`` reads: then reported, and the caller writes any string).
+    mutating func patternString(_ schema: JSONValue, _ syntax: Syntax, at path: String) -> GrammarNode? {
+        let excludes = stringExcludes
+        guard let body = patternBody(schema, removing: syntax.forbidden, at: path, spell: { set in Self.spell(set, syntax, excludes: excludes) }) else { return nil }
+        switch syntax {
+        case .json: return .seq([.literal("\""), body, .literal("\"")])
+        case .python: return .seq([.literal("'"), body, .literal("'")])
+        case .gemma(let style):
+            let d = String(decoding: style.delimiter, as: UTF8.self)
+            return .seq([.literal(d), body, .literal(d)])
+        }
+    }
+
+    /// The characters of a pattern's language as `spell` writes them, without the characters of
+    /// `removed` (the first characters of strings the value may not hold: stricter than the
+    /// pattern, and reported when the pattern could write one). Reports a pattern outside the
+    /// subset (nil), bounds it leaves unenforced, and a pattern nothing can be written for.
+    mutating func patternBody(
+        _ schema: JSONValue, removing removed: ScalarSet, at path: String, spell: (ScalarSet) -> GrammarNode
+    ) -> GrammarNode? {
+        guard case .string(let p)? = schema["pattern"] else { return nil }
+        guard var parsed = PatternNode.parse(p) else {
+            note(path, "pattern", "is outside the regular-expression subset a grammar can say (docs/grammar.md)")
+            return nil
+        }
+        let lost = parsed.alphabet.intersection(removed)
+        if !lost.isEmpty {
+            parsed = parsed.removing(removed)
+            let shown = lost.ranges.prefix(4).map { r in
+                (r.lowerBound...min(r.upperBound, r.lowerBound + 2)).compactMap { Unicode.Scalar($0).map { String($0) } }.joined()
+            }.joined()
+            note(path, "pattern", "is written without the characters \(JSONValue.string(shown).jsonText)\(lost.ranges.count > 4 || lost.ranges.contains { $0.count > 3 } ? " ..." : "") (they could begin the format's markup here)")
+        }
+        if parsed.isEmptyLanguage {
+            note(path, "pattern", "admits no value this format can write here; the grammar writes none")
+        }
+        if schema["minLength"] != nil || schema["maxLength"] != nil {
+            note(path, "minLength/maxLength", "is not enforced together with \"pattern\" by this target's grammar")
+        }
+        return parsed.grammar(spell)
+    }
+
+    /// One character of `set` as `syntax` writes it in a string: unescaped where it may be, or
+    /// escaped (JSON's and Python's escapes; a character JSON text here must not show, such as
+    /// a tagged value's `<`, as its `\u` escape).
+    static func spell(_ set: ScalarSet, _ syntax: Syntax, excludes stringExcludes: String) -> GrammarNode {
+        var plain = set
+        var alts: [GrammarNode] = []
+        let hex = Array("0123456789abcdef")
+        func addEscape(_ v: UInt32, _ text: String) {
+            if set.contains(v) { alts.append(.literal(text)) }
+        }
+        switch syntax {
+        case .json:
+            plain = plain.subtracting(ScalarSet([0...0x1F, 0x22...0x22, 0x5C...0x5C])).subtracting(ScalarSet(stringExcludes))
+            addEscape(0x22, "\\\"")
+            addEscape(0x5C, "\\\\")
+            let named: [UInt32: String] = [0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"]
+            for v in named.keys.sorted() { addEscape(v, named[v]!) }
+            if ScalarSet([0...0x1F]).subtracting(set).isEmpty {
+                // Every control character: one `\u00XX` class rather than 27 literals.
+                alts.append(.seq([.literal("\\u00"), .characters(CharacterClass("01")), .characters(CharacterClass([0x30...0x39, 0x61...0x66]))]))
+            } else {
+                for v in UInt32(0)...0x1F where named[v] == nil {
+                    addEscape(v, "\\u00" + String(hex[Int(v >> 4)]) + String(hex[Int(v & 15)]))
+                }
+            }
+            for u in stringExcludes.unicodeScalars where u.value < 0x80 {
+                addEscape(u.value, "\\u00" + String(hex[Int(u.value >> 4)]) + String(hex[Int(u.value & 15)]))
+            }
+        case .python:
+            plain = plain.subtracting(ScalarSet([0...0x1F, 0x27...0x27, 0x5C...0x5C, 0x7F...0x7F])).subtracting(ScalarSet(stringExcludes))
+            addEscape(0x5C, "\\\\")
+            addEscape(0x27, "\\'")
+            addEscape(0x0A, "\\n")
+            addEscape(0x0D, "\\r")
+            addEscape(0x09, "\\t")
+        case .gemma:
+            break
+        }
+        if !plain.isEmpty { alts.insert(plain.node, at: 0) }
+        return alts.isEmpty ? .choice([]) : .oneOf(alts)
     }
 
     /// The spelling of a constant value (`enum`, `const`) in `syntax`.
@@ -428,10 +570,7 @@ struct ValueGrammar {
     private mutating func typed(_ type: String, _ schema: JSONValue, _ syntax: Syntax, at path: String) -> GrammarNode {
         switch type {
         case "string":
-            if schema["pattern"] != nil { note(path, "pattern", "is not expressed by this target's grammar") }
-            if schema["format"] != nil, case .string(let f)? = schema["format"], ["date-time", "date", "email", "uuid"].contains(f) {
-                // An annotation for the validator too: nothing to report.
-            }
+            if let node = patternString(schema, syntax, at: path) { return node }
             return string(syntax, min: schema["minLength"]?.intValue ?? 0, max: schema["maxLength"]?.intValue)
         case "integer":
             let (lo, hi) = Self.integerBounds(schema)

@@ -54,7 +54,8 @@ enum FixtureTable {
 /// One `Fixtures/formats/<format>/<name>.txt` with its `<name>.expected.json`.
 ///
 /// The expected file: `{"description", "tools"?, "options"?: {"max_call_bytes", "max_depth",
-/// "reasoning", "reasoning_open", "validate", "whole_calls"}, "events": [...]}`.
+/// "reasoning", "reasoning_open", "validate", "whole_calls", "tool_choice" (OpenAI's value: a
+/// string or an object), "parallel_tool_calls"}, "events": [...]}`.
 /// `events` lists the normalized events (adjacent text merged; `tool_call_start`, deltas and
 /// `markup` left out, since the verifier checks them) with the fields to compare:
 /// `{"type": "text", "text"}`, `{"type": "reasoning", "text"}`,
@@ -75,7 +76,9 @@ struct FormatFixture: CustomTestStringConvertible, Sendable {
     var testDescription: String { "\(format.rawValue)/\(name)" }
 
     static let fileKeys: Set<String> = ["description", "tools", "options", "events"]
-    static let optionKeys: Set<String> = ["max_call_bytes", "max_depth", "reasoning", "reasoning_open", "validate", "whole_calls"]
+    static let optionKeys: Set<String> = [
+        "max_call_bytes", "max_depth", "reasoning", "reasoning_open", "validate", "whole_calls", "tool_choice", "parallel_tool_calls",
+    ]
 
     /// Every fixture of a format; throws for a file that cannot be read or parsed, an input
     /// without its expected file (or the reverse), or an expected file that breaks the shape.
@@ -141,6 +144,14 @@ struct FormatFixture: CustomTestStringConvertible, Sendable {
             o.reasoningOpen = true
         }
         if try flag("validate") { o.validate = true }
+        if let v = value["tool_choice"] {
+            guard let choice = ToolChoice(json: v) else { throw FixtureError("\(what): options.tool_choice: \(v.jsonText) is not a tool_choice") }
+            o.toolChoice = choice
+        }
+        if value["parallel_tool_calls"] != nil {
+            guard case .bool(let b)? = value["parallel_tool_calls"] else { throw FixtureError("\(what): options.parallel_tool_calls must be true or false") }
+            o.parallelToolCalls = b
+        }
         return o
     }
 }

@@ -382,7 +382,9 @@ def grammar(format: str, tools: list, tool_choice: Any = "auto", parallel_tool_c
         "parallel_tool_calls": parallel_tool_calls, "target": target, "reasoning": reasoning,
         "reasoning_open": reasoning_open, "tokenizer": tokenizer,
     }).encode()
-    cap = 1 << 16
+    # Large enough for most grammars: a second call (when the first buffer is short) exports
+    # the grammar again.
+    cap = 1 << 20
     while True:
         out = ctypes.create_string_buffer(cap)
         n = lib.tck_grammar(config, len(config), out, cap)

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <vector>
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 // What llama-grammar.cpp needs from the rest of llama.cpp. Without a vocabulary no token is
 // ever looked at, so the vocabulary's methods are never reached.
@@ -49,6 +51,19 @@ void * tck_gbnf_clone(void * g) {
 int tck_gbnf_accept(void * g, uint32_t cp) {
     auto * gr = static_cast<llama_grammar *>(g);
     llama_grammar_accept(gr, cp);
+    return llama_grammar_get_stacks(gr).empty() ? 0 : 1;
+}
+
+// Feeds one token as llama.cpp's sampler does: a token element of the grammar (`<[id]>`)
+// matches its id, characters match its text (`piece`, `len` bytes). Returns 0 when no parse is
+// left (llama.cpp throws then).
+int tck_gbnf_accept_token(void * g, int32_t token, const char * piece, size_t len) {
+    auto * gr = static_cast<llama_grammar *>(g);
+    try {
+        llama_grammar_accept_token(*gr, token, std::string(piece, len));
+    } catch (const std::exception &) {
+        return 0;
+    }
     return llama_grammar_get_stacks(gr).empty() ? 0 : 1;
 }
 

@@ -48,30 +48,47 @@ def main():
         print(f"{fmt:<14}" + "".join(f"{r:>12}" for r in row))
     print()
     print(f"random walks ({a.walks} per format, target and configuration), decoded with --validate")
-    configs = [("weather", "auto", True), ("weather", "required", False), ("mixed", "auto", True), ("weather", "get_weather", True)]
+    configs = [("weather", "auto", True), ("weather", "required", False), ("mixed", "auto", True), ("weather", "get_weather", True),
+               ("patterns", "required", True)]
     rng = random.Random(a.seed)
+    if H.library() is None:
+        print("(decoding with one toolcall process per walk: set TOOLCALLKIT_LIBRARY for in-process decoding)")
+    totals = {t: [0, 0, 0, 0, 0] for t in targets}
     for fmt in formats:
         for t in targets:
             started = time.time()
-            done = bad = calls = 0
+            done = bad = calls = unfinished = backend_utf8 = 0
             for tools, choice, parallel in configs:
                 text, _ = H.grammar(fmt, tools, t, choice, parallel)
                 c = bk[t].compile(text)
                 dec = H.Decoder(fmt, tools, choice, parallel)
+                literals = H.walk_literals(fmt, tools, choice, parallel)
                 for _ in range(a.walks):
-                    out = bk[t].walk(c, rng)
+                    out = bk[t].walk(c, rng, literals=literals)
                     if out is None:
+                        unfinished += 1
                         continue
                     events = dec.events(out)
                     why = H.verdict(events, markers[fmt], choice)
                     done += 1
                     calls += sum(e["type"] == "tool_call" for e in events)
-                    if why:
+                    if why and t == "xgrammar" and "json_schema" in text and not H.valid_utf8(out):
+                        # xgrammar's own JSON strings take an encoded surrogate (invalid UTF-8)
+                        # as one character; the decoder reads three U+FFFD (docs/grammar.md).
+                        backend_utf8 += 1
+                        if backend_utf8 <= 1:
+                            print(f"  INVALID UTF-8 (xgrammar json_schema) {fmt} {tools}/{choice}: {why[:160]}")
+                    elif why:
                         bad += 1
                         if bad <= 3:
                             print(f"  BAD WALK {fmt} {t} {tools}/{choice}: {why}\n    {out[:240]!r}")
             failures += bad
-            print(f"{fmt:<14} {t:<9} {done:>6} walks, {calls:>6} calls, {bad} bad ({time.time() - started:.0f} s)", flush=True)
+            for i, v in enumerate((done, calls, bad, unfinished, backend_utf8)):
+                totals[t][i] += v
+            extra = f", {backend_utf8} invalid UTF-8 in xgrammar's json_schema" if backend_utf8 else ""
+            print(f"{fmt:<14} {t:<9} {done:>6} walks, {calls:>6} calls, {bad} bad, {unfinished} unfinished{extra} ({time.time() - started:.0f} s)", flush=True)
+    for t, (done, calls, bad, unfinished, backend_utf8) in totals.items():
+        print(f"{'all':<14} {t:<9} {done:>6} walks, {calls:>6} calls, {bad} bad, {unfinished} unfinished, {backend_utf8} invalid UTF-8 (xgrammar json_schema)")
     sys.exit(1 if failures else 0)
 
 

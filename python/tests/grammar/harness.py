@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 FIXTURES = os.path.join(ROOT, "Fixtures", "grammar")
 TOOLCALL = os.environ.get("TOOLCALL_BIN", os.path.join(ROOT, ".build", "debug", "toolcall"))
-TOOLSETS = {"weather": os.path.join(FIXTURES, "weather.tools.json"), "mixed": os.path.join(FIXTURES, "mixed.tools.json")}
+TOOLSETS = {name: os.path.join(FIXTURES, f"{name}.tools.json") for name in ("weather", "mixed", "patterns")}
 TARGETS = ["xgrammar", "lark", "gbnf"]
 # (tool_choice, parallel_tool_calls)
 POLICIES = [("auto", True), ("auto", False), ("required", True), ("required", False), ("none", True), ("get_weather", True)]
@@ -24,13 +24,54 @@ def formats():
     return [line.split("\t")[0] for line in out.splitlines() if line.strip()]
 
 
+_MARKERS = {}
+
+
 def markers():
     """Every format's markers (start and stray) and reasoning markers."""
+    if _MARKERS:
+        return _MARKERS
     out = subprocess.run([TOOLCALL, "formats", "--json"], capture_output=True, text=True, check=True).stdout
-    return {d["name"]: d["markers"] for d in map(json.loads, out.splitlines())}
+    _MARKERS.update({d["name"]: d["markers"] for d in map(json.loads, out.splitlines())})
+    return _MARKERS
+
+
+_GRAMMARS = {}
+_TOOLS = {}
+
+
+def library():
+    """The Python package over the C library when TOOLCALLKIT_LIBRARY names one (in-process
+    grammars and decoders), else None (the CLI)."""
+    if not os.environ.get("TOOLCALLKIT_LIBRARY"):
+        return None
+    try:
+        import toolcallkit
+    except ImportError:
+        return None
+    return toolcallkit
+
+
+def tools_json(tools):
+    if tools not in _TOOLS:
+        with open(TOOLSETS[tools]) as f:
+            _TOOLS[tools] = json.load(f)
+    return _TOOLS[tools]
 
 
 def grammar(fmt, tools, target, choice="auto", parallel=True, extra=()):
+    """The grammar's text and its report lines (cached: the tests ask for the same ones)."""
+    key = (fmt, tools, target, choice, parallel, tuple(extra))
+    if key not in _GRAMMARS:
+        _GRAMMARS[key] = _grammar(fmt, tools, target, choice, parallel, extra)
+    return _GRAMMARS[key]
+
+
+def _grammar(fmt, tools, target, choice, parallel, extra):
+    lib = library()
+    if lib is not None and not extra:
+        g = lib.grammar(fmt, tools_json(tools), tool_choice=choice, parallel_tool_calls=parallel, target=target)
+        return g["grammar"] + "\n", g["report"]
     p = subprocess.run(
         [TOOLCALL, "grammar", "--format", fmt, "--tools", TOOLSETS[tools], "--target", target,
          "--tool-choice", choice, "--parallel-tool-calls", "true" if parallel else "false", *extra],
@@ -38,6 +79,15 @@ def grammar(fmt, tools, target, choice="auto", parallel=True, extra=()):
     assert p.returncode == 0, p.stderr
     report = [l for l in p.stderr.splitlines() if "not enforced" in l]
     return p.stdout, report
+
+
+def walk_literals(fmt, tools, choice, parallel):
+    """The literals of the policy's grammar (from its GBNF text, which spells every one): what
+    a walk types to steer to an end (backends.grammar_literals)."""
+    import backends
+    lits = backends.grammar_literals(grammar(fmt, tools, "gbnf", choice, parallel)[0])
+    # The format's markers weigh more: they are what starts a call.
+    return lits + [m for m in markers()[fmt] if m in lits] * 8
 
 
 def call(name, args, id=None):
@@ -131,10 +181,25 @@ def cases(fmt, choice, parallel):
         broken = broken_marker(fmt, good)
         if broken is not None:
             out.append(("broken_marker", "reject", broken))
+        # The format's first start marker followed by what is no call: in text after a call
+        # (or in the first text for auto), it must not pass as text.
+        stray = markers()[fmt][0].encode() + b"oops"
+        if choice == "auto":
+            out.append(("stray_marker_in_text", "reject", TEXT.encode() + b" " + stray))
+        if parallel and choice != "none":
+            out.append(("stray_marker_after_call", "reject", r(one, text) + b" " + stray))
         smuggled = smuggle(fmt, good)
         if smuggled is not None:
             out.append(("smuggled_close_tag", "reject", smuggled))
     return out
+
+
+def pattern_cases(fmt):
+    """(id, expect, bytes) for the patterns tools (tool_choice required, one call), from
+    Fixtures/grammar/pattern-cases.json (the Swift tests read it too)."""
+    with open(os.path.join(FIXTURES, "pattern-cases.json")) as f:
+        doc = json.load(f)
+    return [(c["name"], c["expect"], render(fmt, [call(doc["tool"], c["arguments"])], None)) for c in doc["cases"]]
 
 
 def broken_marker(fmt, text):
@@ -169,15 +234,9 @@ class Decoder:
     def __init__(self, fmt, tools, choice, parallel, extra=None):
         self.fmt, self.tools_path, self.choice, self.parallel = fmt, TOOLSETS[tools], choice, parallel
         self.extra = extra or {}
-        self.lib = None
-        if os.environ.get("TOOLCALLKIT_LIBRARY"):
-            try:
-                import toolcallkit
-                self.lib = toolcallkit
-                with open(self.tools_path) as f:
-                    self.tools = json.load(f)
-            except Exception:  # noqa: BLE001
-                self.lib = None
+        self.lib = library()
+        if self.lib is not None:
+            self.tools = tools_json(tools)
 
     def events(self, data):
         if self.lib is not None:
@@ -191,6 +250,14 @@ class Decoder:
                 cmd.append("--" + k.replace("_", "-"))
         p = subprocess.run(cmd, input=data, capture_output=True, check=True)
         return [json.loads(l) for l in p.stdout.decode().split("\n") if l.strip()]
+
+
+def valid_utf8(data):
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
 
 
 def verdict(events, markup, choice):

@@ -44,8 +44,27 @@ def test_accepts_and_rejects(fmt, policy, target):
 
 
 @pytest.mark.parametrize("target", H.TARGETS)
-@pytest.mark.parametrize("tools,policy", [("weather", ("auto", True)), ("weather", ("required", False)), ("mixed", ("auto", True))],
-                         ids=["weather-auto", "weather-required-single", "mixed-auto"])
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_patterns(fmt, target):
+    """`pattern` is written into every target: matching values pass, others are refused."""
+    be = backend(target)
+    text, _ = H.grammar(fmt, "patterns", target, "required", False)
+    compiled = be.compile(text)
+    wrong = []
+    native = target == "xgrammar" and "json_schema" in text
+    for cid, expect, data in H.pattern_cases(fmt):
+        if expect == "native":
+            expect = "reject" if native else "accept"
+        ok, off = be.accepts(compiled, data)
+        if ok != (expect == "accept"):
+            wrong.append(f"{cid}: expected {expect}, got {'accept' if ok else f'reject at {off}'}: {data[max(0, off - 40):off + 40]!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("target", H.TARGETS)
+@pytest.mark.parametrize("tools,policy", [("weather", ("auto", True)), ("weather", ("required", False)), ("mixed", ("auto", True)),
+                                          ("patterns", ("required", True))],
+                         ids=["weather-auto", "weather-required-single", "mixed-auto", "patterns-required"])
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_walks_decode_cleanly(fmt, tools, policy, target):
     be = backend(target)
@@ -53,13 +72,18 @@ def test_walks_decode_cleanly(fmt, tools, policy, target):
     text, _ = H.grammar(fmt, tools, target, choice, parallel)
     compiled = be.compile(text)
     decoder = H.Decoder(fmt, tools, choice, parallel)
-    rng = random.Random(hash((fmt, tools, target)) & 0xFFFF)
+    literals = H.walk_literals(fmt, tools, choice, parallel)
+    rng = random.Random(f"{fmt}/{tools}/{target}")
     bad = []
+    unfinished = 0
     for i in range(WALKS):
-        out = be.walk(compiled, rng)
+        out = be.walk(compiled, rng, literals=literals)
         if out is None:
+            unfinished += 1
             continue
         why = H.verdict(decoder.events(out), MARKERS[fmt], choice)
         if why:
             bad.append(f"walk {i}: {why}\n    {out[:300]!r}")
     assert not bad, "\n".join(bad[:5])
+    # A walk that never reaches an end proves nothing: most must end.
+    assert unfinished <= WALKS // 2, f"{unfinished} of {WALKS} walks did not reach an end"
