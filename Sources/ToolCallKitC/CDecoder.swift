@@ -64,7 +64,7 @@ final class CDecoder {
             } catch {
                 throw .init(message: "model: \(error.message)")
             }
-            guard let f = inferred.format else {
+            guard let f = inferred.modelFormat else {
                 throw .init(message: "model \(dir): no tool-call format found; evidence: "
                     + inferred.evidence.joined(separator: "; "))
             }

@@ -24,7 +24,7 @@ struct DecodeCommand {
         } catch {
             throw .file("--model: \(error.message)")
         }
-        guard let format = inferred.format else {
+        guard let format = inferred.modelFormat else {
             throw .usage("--model \(dir): no tool-call format found; evidence: " + inferred.evidence.joined(separator: "; ")
                 + "; name the format with --format NAME instead (toolcall formats lists them), or give --response-template FILE")
         }

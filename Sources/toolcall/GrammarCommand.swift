@@ -78,7 +78,7 @@ struct GrammarCommand {
             } catch {
                 throw .file("--model: \(error.message)")
             }
-            guard let f = inferred.format else {
+            guard let f = inferred.modelFormat else {
                 throw .usage("--model \(dir): no tool-call format found; evidence: " + inferred.evidence.joined(separator: "; ")
                     + "; name the format with --format NAME instead (toolcall formats lists them)")
             }

@@ -29,7 +29,8 @@ enum Help {
         OPTIONS (decode):
           --format NAME           The wire format of the model's output.
           --model DIR             Infer the format (and, for --input tokens, the tokenizer)
-                                  from a Hugging Face model folder.
+                                  from a Hugging Face model folder; decode as the model
+                                  variant its chat template shows.
           --response-template FILE
                                   Parse with a Hugging Face response template: FILE holds
                                   the template, or a tokenizer_config.json that has one.
@@ -78,7 +79,7 @@ enum Help {
 
         USAGE: toolcall decode (--format NAME | --model DIR | --response-template FILE)
                                [options] < model-output
-               toolcall render --format NAME [--text TEXT] < calls
+               toolcall render (--format NAME | --model DIR) [--text TEXT] < calls
                toolcall grammar (--format NAME | --model DIR) --tools FILE [options]
                toolcall infer DIR
                toolcall formats [--json | --fuzz-dictionary]
@@ -120,13 +121,15 @@ enum Help {
     static let render = """
         OVERVIEW: Write calls as a format's model writes them (decode gives the same calls back).
 
-        USAGE: toolcall render --format NAME [--text TEXT] < calls
+        USAGE: toolcall render (--format NAME | --model DIR) [--text TEXT] < calls
 
         ARGUMENTS:
         \(formats)
 
         OPTIONS (render):
           --format NAME           The format to write the calls in.
+          --model DIR             Infer the format from a model folder, in the model variant
+                                  its chat template shows.
           --text TEXT             Content the model wrote before the calls.
 
         Standard input: an OpenAI tool_calls array; an OpenAI assistant message, whose
@@ -153,8 +156,9 @@ enum Help {
 
         OPTIONS (grammar):
           --format NAME           The wire format the model writes.
-          --model DIR             Infer the format from a model folder (its tokenizer.json,
-                                  when there is one, names the special tokens).
+          --model DIR             Infer the format, in the model variant its chat template
+                                  shows, from a model folder (its tokenizer.json, when
+                                  there is one, names the special tokens).
           --tools FILE            The tools the request declared (any shape decode --tools
                                   reads: an OpenAI tools array, flat or Anthropic entries,
                                   a request body): the calls the grammar writes.
@@ -185,8 +189,10 @@ enum Help {
 
         USAGE: toolcall infer DIR
 
-        Prints one line of JSON, {"format": NAME or null, "evidence": [...]} ("variant_of":
-        BASE after the format when it names a model variant).
+        Prints one line of JSON, {"format": NAME or null, "evidence": [...]}. NAME is a base
+        format; when the folder's chat template shows a model variant of it, "variant":
+        VARIANT follows the format (decode, render and grammar use the variant with
+        --model DIR, or with --format VARIANT).
 
         EXIT STATUS:
           0 a format was found, 1 DIR is not a readable folder, 3 no format was found.

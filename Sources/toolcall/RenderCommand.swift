@@ -2,7 +2,8 @@
 
 import ToolCallKit
 
-/// `toolcall render --format NAME [--text TEXT]`.
+/// `toolcall render (--format NAME | --model DIR) [--text TEXT]`. With `--model DIR` the
+/// format is the one `toolcall infer DIR` names, in the model variant its template shows.
 ///
 /// Standard input holds the calls: an OpenAI `tool_calls` array
 /// (`[{"id", "type": "function", "function": {"name", "arguments": "<JSON text>"}}]`, with
@@ -19,6 +20,7 @@ struct RenderCommand {
     init(_ args: ArraySlice<String>) throws(ExitError) {
         var args = args
         var formatName: String?
+        var model: String?
         var text: String?
         while let arg = args.popFirst() {
             var flag = arg
@@ -34,15 +36,32 @@ struct RenderCommand {
             }
             switch flag {
             case "--format": formatName = try value()
+            case "--model": model = try value()
             case "--text": text = try value()
             default: throw .usage(UsageMessages.unknownArgument(arg, command: "render", help: Help.render))
             }
         }
-        guard let formatName else { throw .usage("render needs --format NAME") }
-        guard let format = ToolCallFormat(name: formatName) else {
-            throw .usage(FormatNames.unknown(formatName))
+        if formatName != nil && model != nil { throw .usage("--format and --model cannot be used together") }
+        if let formatName {
+            guard let format = ToolCallFormat(name: formatName) else {
+                throw .usage(FormatNames.unknown(formatName))
+            }
+            self.format = format
+        } else if let dir = model {
+            let inferred: FormatInference
+            do {
+                inferred = try ToolCallFormat.infer(modelDirectory: dir)
+            } catch {
+                throw .file("--model: \(error.message)")
+            }
+            guard let f = inferred.modelFormat else {
+                throw .usage("--model \(dir): no tool-call format found; evidence: " + inferred.evidence.joined(separator: "; ")
+                    + "; name the format with --format NAME instead (toolcall formats lists them)")
+            }
+            self.format = f
+        } else {
+            throw .usage("render needs --format NAME or --model DIR")
         }
-        self.format = format
         self.text = text
     }
 

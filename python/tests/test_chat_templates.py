@@ -26,24 +26,6 @@ CASES = oracle.written_cases() + oracle.random_cases(RANDOM_CASES, SEED)
 RENDERED = {c["name"] for c in CASES[:len(CASES) - RANDOM_CASES + 8]}
 
 
-def has_edge_newline(case):
-    """A string argument (at any depth) that begins or ends with a newline."""
-    def walk(v):
-        if isinstance(v, str):
-            return v.startswith("\n") or v.endswith("\n")
-        if isinstance(v, dict):
-            return any(walk(x) for x in v.values())
-        if isinstance(v, list):
-            return any(walk(x) for x in v)
-        return False
-    return any(walk(v) for c in case["calls"] for v in c["arguments"].values())
-
-
-def top_level_edge_newline(case):
-    return any(isinstance(v, str) and (v.startswith("\n") or v.endswith("\n"))
-               for c in case["calls"] for v in c["arguments"].values())
-
-
 def calls_at_least(n):
     return lambda case: len(case["calls"]) >= n
 
@@ -60,13 +42,10 @@ def always(case):
     return True
 
 
-# Issue 32, item 1 (in progress elsewhere): these formats strip one newline at each end of a
-# value although their templates write none around it, and their renderers add one to make up.
-ITEM_1 = "issue 32 item 1: the format strips a newline at the edges of a value its template writes bare"
-
 # folder -> {
-#   "formats": formats `toolcall infer` may name for it (the first is today's; others are
-#              formats being added, which take over when they land),
+#   "formats": the formats `toolcall infer` may name for it, as the model's own: the model variant
+#              when infer names one beside the base format, else the format (the first is
+#              today's; others are formats being added, which take over when they land),
 #   "pending": why the folder is not measured yet (no format names it),
 #   "decode": [(predicate, reason)] cases whose decode is known to fail,
 #   "render": [(predicate, reason)] cases whose rendering is known to differ from the template,
@@ -76,7 +55,7 @@ MODEL_FOLDERS = {
     "Qwen3-0.6B": {"formats": ["json"]},
     "Qwen3-Coder-vllm-example": {"formats": ["xml_function"]},
     "Qwen3.5-4B": {"formats": ["xml_function"]},
-    "LFM2.5-8B-A1B": {"formats": ["lfm25"]},
+    "LFM2.5-8B-A1B": {"formats": ["lfm2"]},
     "GLM-4.5": {"formats": ["glm45_llamacpp"]},
     "GLM-4.6": {"formats": ["glm4"]},
     "GLM-4.7-Flash": {"formats": ["glm47"]},
@@ -86,25 +65,13 @@ MODEL_FOLDERS = {
     "gemma-4": {"formats": ["gemma4"]},
     "Kimi-K2-Thinking": {"formats": ["kimi_k2"]},
     "Kimi-K3": {"formats": ["kimi_k3"]},
-    "MiniMax-M2": {
-        "formats": ["minimax_m2"],
-        "decode": [(has_edge_newline, ITEM_1)],
-        "render": [(top_level_edge_newline, ITEM_1 + " (the renderer's compensating newline)")],
-    },
+    "MiniMax-M2": {"formats": ["minimax_m2"]},
     "Mistral-Small-3.2-24B-Instruct-2506": {"formats": ["mistral"]},
     "mistralai-Mistral-Small-3.1-24B-Instruct-2503": {"formats": ["mistral31"]},
     "Llama-3.2-3B-Instruct": {"formats": ["llama3"]},
     "DeepSeek-V3.1": {"formats": ["deepseek_v31"]},
-    "deepseek-ai-DeepSeek-V3.2": {
-        "formats": ["deepseek_v32"],
-        "decode": [(top_level_edge_newline, ITEM_1)],
-        "render": [(top_level_edge_newline, ITEM_1 + " (the renderer's compensating newline)")],
-    },
-    "DeepSeek-V4-Flash": {
-        "formats": ["deepseek_v4"],
-        "decode": [(top_level_edge_newline, ITEM_1)],
-        "render": [(top_level_edge_newline, ITEM_1 + " (the renderer's compensating newline)")],
-    },
+    "deepseek-ai-DeepSeek-V3.2": {"formats": ["deepseek_v32"]},
+    "DeepSeek-V4-Flash": {"formats": ["deepseek_v4"]},
     "deepseek-ai-DeepSeek-R1-Distill-Llama-8B": {
         "formats": ["deepseek_v3"],
         "decode": [(calls_at_least(3), "template quirk: after every call but the first it writes <｜tool▁calls▁end｜> "
@@ -113,11 +80,7 @@ MODEL_FOLDERS = {
                             "end-of-sentence token) after every later call; DeepSeek's own R1 template writes it once, "
                             "after the last call, as the renderer does (docs/rendering.md)")],
     },
-    "ByteDance-Seed-OSS": {
-        "formats": ["seed_oss"],
-        "decode": [(top_level_edge_newline, ITEM_1)],
-        "render": [(top_level_edge_newline, ITEM_1 + " (the renderer's compensating newline)")],
-    },
+    "ByteDance-Seed-OSS": {"formats": ["seed_oss"]},
     "CohereForAI-c4ai-command-r7b-12-2024-tool_use": {
         "formats": ["cohere"],
         "render": [(always, "the template renumbers the ids (\"0\", \"1\", ...) where the renderer keeps the caller's "
@@ -165,11 +128,12 @@ def _decode(fmt, tools, pieces, opened):
         return events + d.finish()
 
 
-def _render(cli, fmt, case, ids, text):
+def _render(cli, path, case, ids, text):
+    """`toolcall render --model PATH`: the format and model variant the folder shows."""
     calls = [{"id": cid, "type": "function",
               "function": {"name": c["name"], "arguments": json.dumps(c["arguments"], ensure_ascii=False)}}
              for cid, c in zip(ids, case["calls"])]
-    args = ["render", "--format", fmt] + (["--text", text] if text else [])
+    args = ["render", "--model", path] + (["--text", text] if text else [])
     status, out, err = cli(args, json.dumps(calls, ensure_ascii=False).encode())
     return out.decode() if status == 0 else None, err.decode()
 
@@ -183,7 +147,9 @@ def env():
 def test_template_turns_decode_and_render(folder, env, cli):
     entry = MODEL_FOLDERS[folder]
     path = os.path.join(MODELS, folder)
-    fmt = toolcallkit.infer(path)["format"]
+    inferred = toolcallkit.infer(path)
+    # `format` is the base format; the model variant the template shows, if any, is beside it.
+    fmt = inferred.get("variant") or inferred["format"]
     assert fmt in entry["formats"], f"{folder}: infer names {fmt}, the table expects one of {entry['formats']}"
     if fmt is None:
         pytest.skip(f"pending: {entry['pending']} (toolcall infer names no format for {folder} yet)")
@@ -217,7 +183,7 @@ def test_template_turns_decode_and_render(folder, env, cli):
         if span is None or case["name"] not in RENDERED:
             continue
         wrote_content = bool(content and content.strip() and content in completion)
-        out, err = _render(cli, fmt, case, ids, content if wrote_content else None)
+        out, err = _render(cli, path, case, ids, content if wrote_content else None)
         # The rendering must stand in the template's text where the calls are: from at or
         # before the first call's raw bytes to at or after the last one's (raw spans count bytes).
         i = data.find(out.encode()) if out else -1

@@ -240,6 +240,44 @@ def test_infer_matches_the_cli(cli):
         toolcallkit.infer(os.path.join(models, "no-such-model"))
 
 
+def test_infer_names_the_base_format_and_the_model_variant_beside_it():
+    models = os.path.join(FIXTURES, "models")
+    v4 = toolcallkit.infer(os.path.join(models, "DeepSeek-V4-Flash"))
+    assert (v4["format"], v4.get("variant")) == ("deepseek_v32", "deepseek_v4")
+    assert list(v4) == ["format", "variant", "evidence"]
+    lfm = toolcallkit.infer(os.path.join(models, "LFM2.5-8B-A1B"))
+    assert lfm["format"] == "lfm2" and "variant" not in lfm
+
+
+def test_the_adapters_choose_the_model_variant(monkeypatch):
+    """vLLM and SGLang decode with the variant a model folder shows (as ``Decoder(model=...)``
+    does), not only its base format."""
+    from toolcallkit._common import FORMAT_ENV, resolve_format
+
+    monkeypatch.delenv(FORMAT_ENV, raising=False)
+
+    class Tokenizer:
+        name_or_path = os.path.join(FIXTURES, "models", "mistralai-Mistral-Small-3.1-24B-Instruct-2503")
+
+    assert resolve_format(Tokenizer()) == "mistral31"
+    Tokenizer.name_or_path = os.path.join(FIXTURES, "models", "Mistral-Small-3.2-24B-Instruct-2506")
+    assert resolve_format(Tokenizer()) == "mistral"
+
+
+def test_lfm2_reads_strings_verbatim_and_lfm2_python_as_python_literals():
+    """``lfm2`` (and ``lfm25``, its other name) reads a string argument verbatim, as LFM2.5's
+    template writes it; the ``lfm2_python`` variant reads the same bytes as a Python literal."""
+    text = r"<|tool_call_start|>[f(path='C:\new\dir')]<|tool_call_end|>"
+
+    def paths(message):
+        return [json.loads(c["function"]["arguments"])["path"] for c in message["tool_calls"]]
+
+    assert paths(toolcallkit.parse(text, format="lfm2")) == [r"C:\new\dir"]
+    assert paths(toolcallkit.parse(text, format="lfm25")) == [r"C:\new\dir"]
+    assert paths(toolcallkit.parse(text, format="lfm2_python")) == ["C:\new\\dir"]
+
+
+
 def test_decoders_on_many_threads_give_the_serial_results():
     text = ("prose " * 50 + '<tool_call>{"name": "f", "arguments": {"n": 1}}</tool_call>') * 20
 

@@ -21,7 +21,8 @@ public struct ToolCallFormat: Hashable, Sendable, CaseIterable, CustomStringConv
     /// The Swift case name (`xmlFunction`).
     public var caseName: String { definition.caseName }
 
-    /// The built-in format or model variant with this raw name; nil for any other name.
+    /// The built-in format or model variant with this raw name (or an alias of one: `lfm25` is
+    /// `lfm2`); nil for any other name.
     public init?(rawValue: String) {
         guard let d = BuiltInFormats.named[rawValue] else { return nil }
         self.definition = d
@@ -42,9 +43,11 @@ public struct ToolCallFormat: Hashable, Sendable, CaseIterable, CustomStringConv
     /// ``variants``).
     public static var allCases: [ToolCallFormat] { BuiltInFormats.formats }
 
-    /// The model variants of the built-in formats (`deepseek_v4`, `glm47`, `lfm25`, …): each
-    /// decodes as its base format does (``variantOf``), unless its model's strings follow their
-    /// own convention (`lfm25`), and renders in its model's layout. See docs/rendering.md.
+    /// The model variants of the built-in formats (`deepseek_v4`, `glm47`, `lfm2_python`, …):
+    /// each decodes as its base format does (``variantOf``), unless its model's strings follow
+    /// their own convention (`lfm2_python`), and renders in its model's layout. `toolcall infer`
+    /// names the base format and, beside it, the variant a folder's template shows
+    /// (``FormatInference/variant``). See docs/rendering.md.
     public static var variants: [ToolCallFormat] { BuiltInFormats.variantFormats }
 
     /// The format this one is a model variant of; nil for a base format.

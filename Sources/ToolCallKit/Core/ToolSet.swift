@@ -31,6 +31,17 @@ public struct ToolDefinition: Sendable, Equatable {
         typing.schema(forArgument: key)
     }
 
+    /// Whether the parameters declare the top-level property `key`.
+    func declares(argument key: String) -> Bool {
+        typing.declares(key)
+    }
+
+    /// Whether arguments with these keys fit the parameters by their keys: every key declared
+    /// (any key, when none is) and every required property present.
+    func admits(keys: Set<String>) -> Bool {
+        typing.admits(keys: keys)
+    }
+
     /// Definitions are equal when their names and parameters are.
     public static func == (a: ToolDefinition, b: ToolDefinition) -> Bool {
         a.name == b.name && a.parameters == b.parameters
@@ -72,6 +83,11 @@ final class ArgumentTyping: Sendable {
             required = req
             fallback = parameters
         }
+    }
+
+    /// Whether `key` is a declared top-level property.
+    func declares(_ key: String) -> Bool {
+        declared?.contains(key) ?? false
     }
 
     /// Whether arguments with these keys fit by their keys alone: every key is declared (any

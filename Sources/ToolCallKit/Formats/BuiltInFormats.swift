@@ -23,11 +23,16 @@ enum BuiltInFormats {
 
     /// Model variants of the formats above (``FormatDefinition/variant(_:summary:grammar:inference:renderer:)``),
     /// each declared in its base format's file.
-    static let variants: [FormatDefinition] = [.deepseekV4, .glm47, .glm45LlamaCpp, .lfm25, .mistral31]
+    static let variants: [FormatDefinition] = [.deepseekV4, .glm47, .glm45LlamaCpp, .lfm2Python, .mistral31]
 
     static let formats: [ToolCallFormat] = all.map(ToolCallFormat.init)
 
     static let variantFormats: [ToolCallFormat] = variants.map(ToolCallFormat.init)
 
+    /// Other names accepted wherever a format name is, for the format they stand for: `lfm25`
+    /// (LFM2.5's string convention, a variant before it became `lfm2`'s own).
+    static let aliases: [String: FormatDefinition] = ["lfm25": .lfm2]
+
     static let named: [String: FormatDefinition] = Dictionary(uniqueKeysWithValues: (all + variants).map { ($0.name, $0) })
+        .merging(aliases) { own, _ in own }
 }

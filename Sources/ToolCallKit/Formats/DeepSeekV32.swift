@@ -11,7 +11,8 @@
 //   admits no string); `string="false"` marks a JSON value, typed by the schema as every text
 //   value is: without a schema a value that is exactly JSON is that value, anything else stays
 //   a string; with one, a value that does not fit is `invalid_arguments`.
-// - Values are raw text; one leading and one trailing `\n` are stripped. `</｜DSML｜parameter>`
+// - Values are raw text, every byte between the tags (the template writes them flush against
+//   the tags, so a newline at an edge is the value's). `</｜DSML｜parameter>`
 //   ends a value only when the next parameter, `</｜DSML｜invoke>`, a wrapper closer or the end
 //   of the stream follows it; only the exact closer counts (`</｜DSML｜parameter |` is data).
 //   A missing closer is closed by the next parameter or `</｜DSML｜invoke>`; a missing
@@ -20,8 +21,15 @@
 //   streamed as they arrive.
 // - Every tag is also read with ASCII bars (`<|DSML|invoke name=`), one spelling per frame.
 // - Drifts: a bare `<｜DSML｜invoke` with no wrapper is a call (an orphan wrapper closer after it is
-//   markup); a damaged opener (`<｜DSML｜tool_calls` with no `>`) opens the block, and an opener
-//   repeated inside it is markup. DSML markup never reaches the text.
+//   markup); a damaged opener (`<｜DSML｜tool_calls` with no `>`) followed by the block's content
+//   opens the block, and an opener repeated inside it is markup. Any other tag that opens with
+//   `<｜DSML｜` (`<｜DSML｜toolcalls>`, `<｜DSML｜tool_calls-ok Let's…`, `<｜DSML｜ SugarPanel>`), and a
+//   damaged opener followed by anything else, is rejected (`malformed`) with what follows it up to
+//   the next `<｜DSML｜` tag, so the block after it is read on its own; any other `</｜DSML｜` tag is
+//   markup through its `>`. DSML markup never reaches the text.
+// - One parameter `arguments` or `input` holding a JSON object, the call's only one, is the
+//   arguments when the tool declares no such parameter and the object's keys fit its schema
+//   (V3.2 writes it); without tools it is read literally.
 // - End of stream: accepted when only closing tags are missing after a closed value (and no
 //   required parameter is missing); cut inside a name, key or value it is `incomplete`.
 // - Reasoning: `<think>…</think>`. V4 may open a call block while its reasoning is unclosed, so
@@ -29,10 +37,10 @@
 
 extension FormatDefinition {
     /// One `<｜DSML｜function_calls>\n` block of invokes, each parameter with its `string` flag
-    /// (``renderDeepSeekV32``).
+    /// (``renderDSML(_:_:_:wrapper:)``).
     static let dsmlLayout = CallLayout.tagged(
         dsmlTags, wrapperPerCall: false, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
-        afterValue: "\n", afterFunction: "\n", stringFlag: true, quoted: true, stripsNewlines: true)
+        afterValue: "\n", afterFunction: "\n", stringFlag: true, quoted: true, stripsNewlines: false)
 
     static let deepseekV32: FormatDefinition = FormatDefinition(
         name: "deepseek_v32",
@@ -55,7 +63,7 @@ extension FormatDefinition {
     /// V4's layout: V3.2's with the `tool_calls` wrapper.
     static let dsmlV4Layout = CallLayout.tagged(
         dsmlTags, wrapperPerCall: false, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
-        afterValue: "\n", afterFunction: "\n", stringFlag: true, quoted: true, stripsNewlines: true, wrapper: 1)
+        afterValue: "\n", afterFunction: "\n", stringFlag: true, quoted: true, stripsNewlines: false, wrapper: 1)
 
     static let deepseekV4: FormatDefinition = deepseekV32.variant(
         "deepseek_v4",
@@ -72,8 +80,8 @@ extension FormatDefinition {
     /// V3.2, `tool_calls` for V4) holding per call
     /// `<｜DSML｜invoke name="NAME">\n`, per argument `<｜DSML｜parameter name="KEY" string="true">`
     /// + the string + `</｜DSML｜parameter>\n` (`string="false"` and compact JSON for any other
-    /// value), then `</｜DSML｜invoke>\n`, as the templates write them. The decoder strips one
-    /// newline at each end of a value, so a string that begins (or ends) with one gets one more.
+    /// value), then `</｜DSML｜invoke>\n`, as the templates write them (the value flush against
+    /// its tags).
     private static func renderDSML(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String, wrapper: String) throws(RenderError) -> [UInt8] {
         let tags = dsmlTags.rendering
         return try CallRenderer.taggedCalls(
@@ -83,17 +91,13 @@ extension FormatDefinition {
             var out = Array("<｜DSML｜invoke name=\"".utf8) + Array(call.name.utf8) + Array("\">\n".utf8)
             for member in call.arguments.objectValue ?? [] {
                 out += Array("<｜DSML｜parameter name=\"".utf8) + Array(member.key.utf8)
-                var value: [UInt8]
                 if case .string(let s) = member.value {
                     out += Array("\" string=\"true\">".utf8)
-                    value = Array(s.utf8)
+                    out += Array(s.utf8)
                 } else {
                     out += Array("\" string=\"false\">".utf8)
-                    value = CallRenderer.textValue(member.value, tags: tags)
+                    out += CallRenderer.textValue(member.value, tags: tags)
                 }
-                if value.first == 0x0A { value.insert(0x0A, at: 0) }
-                if value.last == 0x0A { value.append(0x0A) }
-                out += value
                 out += Array("</｜DSML｜parameter>\n".utf8)
             }
             return out + Array("</｜DSML｜invoke>\n".utf8)
@@ -112,7 +116,8 @@ extension FormatDefinition {
             damagedOpeners: ["\(d)function_calls", "\(d)tool_calls"],
             function: ("\(d)invoke name=", "\(c)invoke>"),
             parameter: ("\(d)parameter name=", "\(c)parameter>"),
-            quotedNames: true, jsonBody: true, stringAttribute: true)
+            quotedNames: true, stripNewlines: false, jsonBody: true, stringAttribute: true,
+            objectWrapperKeys: ["arguments", "input"], tagTokens: (d, c))
     }
 }
 

@@ -85,7 +85,8 @@ public final class FormatDefinition: Sendable {
         makeGrammar(GrammarContext(format: ToolCallFormat(self), tools: nil, maxDepth: 1)).markers.compactMap { m in
             switch m.condition {
             case .always, .atStart: return nil
-            case .whenToolsDeclared, .atStartOrWhenToolsDeclared: return String(decoding: m.bytes, as: UTF8.self)
+            case .whenToolsDeclared, .atStartOrWhenToolsDeclared, .atStartWhenToolsDeclared:
+                return String(decoding: m.bytes, as: UTF8.self)
             }
         }
     }

@@ -137,6 +137,8 @@ final class MessageDialect: Sendable {
 /// `<|start|>` is tolerated.
 ///
 /// Drifts and recovery:
+/// - A call's empty body (its end marker, or the next header, right after `<|message|>`) is
+///   `{}`.
 /// - A header word that is no header field begins the body: the model left `<|message|>` out
 ///   (`<|channel|>analysis I must refuse<|end|>` is reasoning `I must refuse`).
 /// - A body ends at `<|start|>`, `<|channel|>` or `<|message|>` as well as at an end marker: a
@@ -399,6 +401,28 @@ struct HarmonyGrammar: CallGrammar {
             case .argsOpen:
                 pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return nil }
+                if w[pos] == UInt8(ascii: "<") {
+                    // An empty body: the message's end (or the next header) right after
+                    // `<|message|>` is a call with no arguments.
+                    switch H.tokens.search(w, from: pos, end: min(w.end, pos + H.tokens.maxLength), isFinal: final || pos + H.tokens.maxLength <= w.end) {
+                    case .found(let k, let at) where at == pos && k != H.tokenConstrain:
+                        let after = at + H.tokens.markers[k].count
+                        actions.append(.delta(EventText("{}")))
+                        if k <= H.tokenMessage {
+                            actions.append(.accept(arguments: CanonicalJSON(.object([])), end: at))
+                            startHeader(token: k, at: at, after: after)
+                        } else {
+                            actions.append(.accept(arguments: CanonicalJSON(.object([])), end: after))
+                            pos = after
+                            state = .between
+                        }
+                        continue
+                    case .partial(let at) where at == pos:
+                        return nil
+                    default:
+                        break
+                    }
+                }
                 guard w[pos] == UInt8(ascii: "{") else {
                     state = .badCall(detail: "the call's body is not a JSON object")
                     continue

@@ -33,9 +33,10 @@ struct JSONCallListSyntax: Sendable {
 /// - `[]` is no call: markup. A trailing comma before `]` is fine, and so is a missing comma
 ///   between two objects (`}{` or `} {`, a drift).
 /// - An element that is complete JSON but not a call (not an object, no name, arguments that
-///   are no object) is `rejected` as `malformed` alone; its neighbours stand. Anything that is not
-///   JSON makes the rest of the frame `malformed`, up to the end marker (included) or the next
-///   open marker; without either, up to the end of the stream.
+///   are no object) is `rejected` as `malformed` alone; its neighbours stand; so is an element
+///   object that is not JSON, up to its closing bracket (``CallListReader``). Anything else
+///   that is not JSON makes the rest of the frame `malformed`, up to the end marker (included)
+///   or the next open marker; without either, up to the end of the stream.
 /// - The end marker inside a JSON string is data: the list is parsed, not searched.
 /// - After `]`: white space and the end marker are markup. Without an end marker in the
 ///   syntax, the frame ends at `]` and what follows is text; with one, anything else after `]`

@@ -10,7 +10,8 @@
 //   position, not an id (K3 carries no ids: the decoder makes them). Attributes are unescaped
 //   (`&amp;`, `&quot;`).
 // - `type="string"` values are raw text; other types are JSON, typed by the tool's schema
-//   when it declares the argument (by the attribute otherwise). A `json` block may hold all
+//   when it declares the argument, by the attribute otherwise (text that is not of the
+//   attribute's type stays a string: the call stands). A `json` block may hold all
 //   the arguments as one JSON object: streamed as written when it is the call's first block,
 //   merged whole when it follows arguments.
 // - Drifts: a missing `<|close|>argument<|sep|>` (closed by the next argument or the call's

@@ -21,8 +21,10 @@
 ///   the stream); `<|close|>argument` without `<|sep|>` is data. A missing argument close is closed by the
 ///   next argument or the call's close. Typing: `type="string"` keeps the text as written when
 ///   the tool's schema admits a string (or declares nothing); otherwise the tool's schema types
-///   the text, and without one the `type` attribute does (`number`, `boolean`, `null`, `object`,
-///   `array` read as JSON).
+///   the text, and where it declares nothing for the argument (no tools, or a parameter it does
+///   not declare) the `type` attribute does (`number`, `boolean`, `null`, `object`, `array` read
+///   as JSON): the model's own word on its text, so text that is not of that type is the string
+///   it reads (`type="object"` on prose), never a reason to reject the call.
 /// - End of stream: a call whose last value was closed, or which was closed, is accepted (unless
 ///   it lacks a required parameter); one cut inside a header, a value or a JSON block, or a call
 ///   with no argument yet, is `incomplete`; a section cut before any call is `incomplete`.
@@ -422,7 +424,8 @@ struct KimiK3Grammar: CallGrammar {
 
     /// How an argument's text is typed: its `type` attribute says what the model wrote; the
     /// tool's schema says what the tool takes, and wins except that a string stays a string
-    /// where the schema admits one.
+    /// where the schema admits one. Where the schema says nothing, the attribute types the text
+    /// when the text reads as that type, and the text stays a string when it does not.
     static func schema(for key: String, type: String?, tool: ToolDefinition?) -> JSONValue? {
         let declared = tool?.typingSchema(forArgument: key)
         let types = SchemaTyping.types(of: declared)
@@ -432,7 +435,8 @@ struct KimiK3Grammar: CallGrammar {
         if !types.isEmpty { return declared }
         switch type {
         case "number", "integer", "boolean", "null", "object", "array":
-            return .object([(key: "type", value: .string(type!))])
+            // That type when the text reads as one, else the text as written.
+            return .object([(key: "type", value: .array([.string(type!), .string("string")]))])
         default:
             return nil
         }

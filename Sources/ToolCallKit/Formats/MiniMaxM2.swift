@@ -6,8 +6,9 @@
 //
 // - Every `<invoke>` of a block is a call, in order.
 // - Names and keys are unquoted (`"f"`, `'f'` or bare `f`) and trimmed.
-// - Values are raw text, HTML included, never entity-decoded; one leading and one trailing
-//   `\n` are stripped, like xml_function. `</parameter>` is data unless `<parameter name=`,
+// - Values are raw text, HTML included, never entity-decoded, every byte between the tags (the
+//   template writes `<parameter name="k">V</parameter>`: a newline at an edge is the value's).
+//   `</parameter>` is data unless `<parameter name=`,
 //   `</invoke>`, `</minimax:tool_call>` or the end of the stream follows it (after at most 256
 //   bytes of white space); a missing `</parameter>` is closed by the next parameter or
 //   `</invoke>`. Quoted markup inside a value is data, by the rules of xml_function: a
@@ -23,7 +24,7 @@ extension FormatDefinition {
     /// per argument + `</invoke>\n` (``renderMiniMaxM2``).
     static let minimaxLayout = CallLayout.tagged(
         minimaxTags, wrapperPerCall: false, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
-        afterValue: "\n", afterFunction: "\n", quoted: true, stripsNewlines: true)
+        afterValue: "\n", afterFunction: "\n", quoted: true, stripsNewlines: false)
 
     static let minimaxM2: FormatDefinition = FormatDefinition(
         name: "minimax_m2",
@@ -41,8 +42,7 @@ extension FormatDefinition {
 
     /// After the text and a newline, one `<minimax:tool_call>\n` block holding per call
     /// `<invoke name="NAME">\n`, per argument `<parameter name="KEY">VALUE</parameter>\n`, then
-    /// `</invoke>\n`. The decoder strips one newline at each end of a value, so a value that
-    /// begins (or ends) with a newline gets one more there.
+    /// `</invoke>\n`, as MiniMax M2's template writes them: the value flush against its tags.
     private static func renderMiniMaxM2(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String) throws(RenderError) -> [UInt8] {
         let tags = minimaxTags.rendering
         return try CallRenderer.taggedCalls(
@@ -52,10 +52,7 @@ extension FormatDefinition {
             var out = Array("<invoke name=\"".utf8) + Array(call.name.utf8) + Array("\">\n".utf8)
             for member in call.arguments.objectValue ?? [] {
                 out += Array("<parameter name=\"".utf8) + Array(member.key.utf8) + Array("\">".utf8)
-                var value = CallRenderer.textValue(member.value, tags: tags)
-                if value.first == 0x0A { value.insert(0x0A, at: 0) }
-                if value.last == 0x0A { value.append(0x0A) }
-                out += value
+                out += CallRenderer.textValue(member.value, tags: tags)
                 out += Array("</parameter>\n".utf8)
             }
             return out + Array("</invoke>\n".utf8)
@@ -64,7 +61,7 @@ extension FormatDefinition {
 
     private static let minimaxTags = TaggedFunctionTags(
         wrapper: ("<minimax:tool_call>", "</minimax:tool_call>"), function: ("<invoke name=", "</invoke>"),
-        parameter: ("<parameter name=", "</parameter>"), quotedNames: true)
+        parameter: ("<parameter name=", "</parameter>"), quotedNames: true, stripNewlines: false)
 }
 
 extension ToolCallFormat {

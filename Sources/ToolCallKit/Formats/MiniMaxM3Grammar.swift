@@ -70,7 +70,7 @@ struct MiniMaxM3Grammar: CallGrammar {
     private static let nsSet = MarkerSet([nsBytes])
     private static let nameTags = TaggedFunctionTags(
         wrapper: (ns + "<tool_call>", ns + "</tool_call>"), function: (ns + "<invoke name=", ns + "</invoke>"),
-        parameter: (ns + "<", ns + "</"), quotedNames: true)
+        parameter: (ns + "<", ns + "</"), quotedNames: true, stripNewlines: false)
 
     let markers: [Marker] = [
         Marker(MiniMaxM3Grammar.ns + "<tool_call>"),

@@ -13,6 +13,10 @@ struct PythonListSyntax: Sendable {
     /// Whether a repeat of the list right after the end marker, closed by a second end marker,
     /// is markup (LFM2 echoes its list).
     let echo: Bool
+    /// Whether a bare list of calls with no markers is a call when it is the whole output and
+    /// every name in it is a declared tool (LFM2, whose markers servers may strip): recognised
+    /// at the end of the stream, since until then more text may follow.
+    let wholeOutputList: Bool
     /// Whether a keyword argument's own string is written verbatim, a backslash being data
     /// (LFM2.5's template writes `'` + the value + `'`); strings inside lists and dicts keep
     /// Python's (and JSON's) escapes (``PythonCallReader/Strings``).
@@ -21,17 +25,22 @@ struct PythonListSyntax: Sendable {
     /// shared by every decoder of it (not built per decoder).
     let tables: PythonListTables
 
-    init(start: String, end: String, bareList: Bool = false, echo: Bool = false, verbatimStrings: Bool = false) {
+    init(start: String, end: String, bareList: Bool = false, echo: Bool = false, wholeOutputList: Bool = false,
+         verbatimStrings: Bool = false) {
         self.start = start
         self.end = end
         self.bareList = bareList
         self.echo = echo
+        self.wholeOutputList = wholeOutputList
         self.verbatimStrings = verbatimStrings
-        tables = PythonListTables(start: start, end: end, bareList: bareList)
+        tables = PythonListTables(start: start, end: end, bareList: bareList, wholeOutputList: wholeOutputList)
     }
 
-    static let lfm2 = PythonListSyntax(start: "<|tool_call_start|>", end: "<|tool_call_end|>", echo: true)
-    static let lfm25 = PythonListSyntax(start: "<|tool_call_start|>", end: "<|tool_call_end|>", echo: true, verbatimStrings: true)
+    /// LFM2 and LFM2.5: string arguments verbatim, as LFM2.5's template writes them.
+    static let lfm2 = PythonListSyntax(
+        start: "<|tool_call_start|>", end: "<|tool_call_end|>", echo: true, wholeOutputList: true, verbatimStrings: true)
+    /// `lfm2_python`: every string a Python literal.
+    static let lfm2Python = PythonListSyntax(start: "<|tool_call_start|>", end: "<|tool_call_end|>", echo: true, wholeOutputList: true)
     static let pythonic = PythonListSyntax(start: "<|python_start|>", end: "<|python_end|>", bareList: true)
 }
 
@@ -43,10 +52,10 @@ final class PythonListTables: Sendable {
     let stops: MarkerSet
     let skipRule: SkipRule
 
-    init(start: String, end: String, bareList: Bool) {
+    init(start: String, end: String, bareList: Bool, wholeOutputList: Bool) {
         var markers = [Marker(start), Marker(end, kind: .stray)]
-        if bareList {
-            var bracket = Marker("[", role: .bareList)
+        if bareList || wholeOutputList {
+            var bracket = Marker("[", role: .bareList, condition: bareList ? .always : .atStartWhenToolsDeclared)
             bracket.candidate = true
             bracket.follows = PythonListGrammar.bareListRule
             markers.append(bracket)
@@ -81,6 +90,10 @@ final class PythonListTables: Sendable {
 ///   list cut off inside a call is `incomplete`. In a bare list, anything but `,`, `]` or the
 ///   end marker after a call ends the frame, and the rest is text.
 /// - Orphan end markers are `markup`.
+/// - With ``PythonListSyntax/wholeOutputList`` (LFM2) and tools declared, a bare list at the
+///   start of the output is held (``maxEchoBytes`` at most): at the end of the stream it is a
+///   list of calls when only white space followed it and every name in it is declared; text
+///   as soon as anything else follows its closing bracket, or when it does not read.
 /// - With ``PythonListSyntax/echo`` (LFM2, which sometimes repeats the list it just wrote right
 ///   after the end marker and closes the echo with a second end marker): an exact repeat of the
 ///   list (white space after the first end marker allowed) followed by the end marker is
@@ -109,6 +122,10 @@ struct PythonListGrammar: CallGrammar {
         case junk(detail: String)
         /// A bare `[` (at `at`): looking ahead for a call before taking it as a list.
         case candidate(at: Int)
+        /// A bare `[` (at `at`) at the start of the output, with ``PythonListSyntax/wholeOutputList``:
+        /// held until the end of the stream, where it is a list of calls if it is the whole
+        /// output; given back as text as soon as it cannot be.
+        case whole(at: Int)
     }
 
     let syntax: PythonListSyntax
@@ -143,6 +160,12 @@ struct PythonListGrammar: CallGrammar {
     private var listEnd: Int? = nil
     /// How far `listCopy` has copied.
     private var copied = 0
+    /// ``State/whole(at:)``: the brackets open, the quote open (0: none), an escape pending,
+    /// and whether the list's bracket closed (only white space may follow).
+    private var wholeDepth = 0
+    private var wholeQuote: UInt8 = 0
+    private var wholeEscaped = false
+    private var wholeClosed = false
 
     mutating func begin(marker: Int, at: Int, bodyStart: Int, atStart: Bool, context: GrammarContext) {
         state = .open
@@ -150,7 +173,18 @@ struct PythonListGrammar: CallGrammar {
         lastEnd = at
         inList = false
         bare = markers[marker].role == .bareList
-        if bare { state = .candidate(at: at) }
+        if bare {
+            if syntax.wholeOutputList {
+                state = .whole(at: at)
+                pos = at
+                wholeDepth = 0
+                wholeQuote = 0
+                wholeEscaped = false
+                wholeClosed = false
+            } else {
+                state = .candidate(at: at)
+            }
+        }
         listCopy = []
         listStart = nil
         listEnd = nil
@@ -196,6 +230,25 @@ struct PythonListGrammar: CallGrammar {
                     pos = at + 1
                     state = .element(closable: true)
                 }
+            case .whole(let at):
+                if pos == at {
+                    switch Self.callFollows(w, bracket: at) {
+                    case nil:
+                        return .needMore
+                    case false?:
+                        report(.text(end: at + 1), &actions)
+                        return .finished(at: at + 1)
+                    case true?:
+                        break
+                    }
+                }
+                guard scanWhole(w, from: at) else {
+                    // More than white space after the list, or longer than a list is held:
+                    // not the whole output. The `[` is text, and scanning goes on after it.
+                    report(.text(end: at + 1), &actions)
+                    return .finished(at: at + 1)
+                }
+                return .needMore
             case .open:
                 pos = w.skipSpace(from: pos)
                 guard pos < w.end else { return .needMore }
@@ -353,6 +406,73 @@ struct PythonListGrammar: CallGrammar {
         }
     }
 
+    /// ``State/whole(at:)``: reads on from `pos` with a bracket matcher (quotes and their
+    /// escapes respected); false once the list cannot be the whole output (a byte other than
+    /// white space after its closing bracket, or more than ``maxEchoBytes``).
+    private mutating func scanWhole(_ w: ByteWindow, from at: Int) -> Bool {
+        while pos < w.end {
+            let b = w[pos]
+            if pos - at > Self.maxEchoBytes { return false }
+            if wholeClosed {
+                guard JSONReader.isSpace(b) else { return false }
+            } else if wholeQuote != 0 {
+                if wholeEscaped {
+                    wholeEscaped = false
+                } else if b == UInt8(ascii: "\\") {
+                    wholeEscaped = true
+                } else if b == wholeQuote {
+                    wholeQuote = 0
+                }
+            } else {
+                switch b {
+                case UInt8(ascii: "'"), UInt8(ascii: "\""):
+                    wholeQuote = b
+                case UInt8(ascii: "["), UInt8(ascii: "("), UInt8(ascii: "{"):
+                    wholeDepth += 1
+                case UInt8(ascii: "]"), UInt8(ascii: ")"), UInt8(ascii: "}"):
+                    wholeDepth -= 1
+                    if wholeDepth <= 0 { wholeClosed = true }
+                default:
+                    break
+                }
+            }
+            pos += 1
+        }
+        return true
+    }
+
+    /// At the end of the stream, the held bare list (``State/whole(at:)``): its calls, when it
+    /// is a complete list of calls followed by nothing but white space and every name in it is
+    /// a declared tool; otherwise text.
+    private mutating func finishWhole(at: Int, _ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) {
+        var trial = self
+        trial.state = .element(closable: true)
+        trial.pos = at + 1
+        trial.inList = true
+        trial.listStart = at
+        trial.copied = at
+        var read: [GrammarAction] = []
+        let step = trial.step(w, context: context, actions: &read)
+        var fits = false
+        if case .needMore = step, case .afterList = trial.state, wholeClosed, let tools = context.tools {
+            fits = read.allSatisfy { action in
+                switch action {
+                case .start(let name, _): return tools[name] != nil
+                case .delta, .accept, .markup: return true
+                case .reject(let reason, _, _): return reason == .invalidArguments
+                case .text, .reasoning: return false
+                }
+            }
+        }
+        guard fits else {
+            report(.text(end: w.end), &actions)
+            return
+        }
+        self = trial
+        actions += read
+        finish(w, context: context, actions: &actions)
+    }
+
     /// Whether a call follows the bare `[` at `at`: white space, a name, then `(`. Nil while
     /// the bytes so far cannot tell.
     static func callFollows(_ w: ByteWindow, bracket at: Int) -> Bool? {
@@ -411,6 +531,8 @@ struct PythonListGrammar: CallGrammar {
             }
         case .candidate:
             report(.text(end: w.end), &actions)
+        case .whole(let at):
+            finishWhole(at: at, w, context: context, actions: &actions)
         case .open, .element, .call:
             report(.reject(.incomplete, detail: "the stream ended inside the call list", end: w.end), &actions)
         case .recover(_, let detail), .junk(let detail):

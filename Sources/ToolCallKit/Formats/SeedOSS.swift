@@ -6,7 +6,8 @@
 //
 // - Every `<function=…>` block of a `<seed:tool_call>` block is a call, in order; several blocks
 //   may follow each other.
-// - Values are raw text (never entity-decoded); one leading and one trailing `\n` are stripped.
+// - Values are raw text (never entity-decoded), every byte between the tags: the template writes
+//   `<parameter=k>V</parameter>`, so a newline at an edge is the value's (unlike xml_function).
 //   `</parameter>` ends a value only when `<parameter=`, `</function>`, `</seed:tool_call>` or
 //   the end of the stream follows it (after at most 256 bytes of white space); a missing
 //   `</parameter>` is closed by the next parameter or `</function>`, a missing `</function>`
@@ -27,7 +28,7 @@ extension FormatDefinition {
     /// `</function>\n</seed:tool_call>` per call (``renderSeedOSS``).
     static let seedLayout = CallLayout.tagged(
         seedTags, wrapperPerCall: true, afterWrapperOpen: "\n", afterName: ">\n", afterKey: ">",
-        afterValue: "\n", afterFunction: "\n", quoted: false, stripsNewlines: true, values: .pythonStr)
+        afterValue: "\n", afterFunction: "\n", quoted: false, stripsNewlines: false, values: .pythonStr)
 
     static let seedOss: FormatDefinition = FormatDefinition(
         name: "seed_oss",
@@ -46,22 +47,17 @@ extension FormatDefinition {
 
     /// After the text and a blank line, per call `<seed:tool_call>\n<function=NAME>\n`, per argument
     /// `<parameter=KEY>VALUE</parameter>\n`, then `</function>\n</seed:tool_call>`, calls
-    /// separated by a newline (Seed-OSS's template writes values with no newline around them).
-    /// The decoder strips one newline at each end of a value, so a value that begins (or ends)
-    /// with a newline gets one more there. A string is written as it is; any other value as
-    /// Python's `str()` writes it (`True`, `None`, `{'k': [1, 'a']}`), as the template's
-    /// `| string` does; the decoder reads those spellings for a schema's boolean, null, object
-    /// and array.
+    /// separated by a newline (Seed-OSS's template writes values with no newline around them,
+    /// and the decoder strips none). A string is written as it is; any other value as Python's
+    /// `str()` writes it (`True`, `None`, `{'k': [1, 'a']}`), as the template's `| string`
+    /// does; the decoder reads those spellings for a schema's boolean, null, object and array.
     private static func renderSeedOSS(_ format: ToolCallFormat, _ calls: [RenderedCall], _ text: String) throws(RenderError) -> [UInt8] {
         let tags = seedTags.rendering
         return try CallRenderer.taggedCalls(format, calls, text: text, separator: "\n\n", between: "\n", tags: tags) { call in
             var out = Array("<seed:tool_call>\n<function=".utf8) + Array(call.name.utf8) + Array(">\n".utf8)
             for member in call.arguments.objectValue ?? [] {
                 out += Array("<parameter=".utf8) + Array(member.key.utf8) + Array(">".utf8)
-                var value = CallRenderer.pythonTextValue(member.value, tags: tags)
-                if value.first == 0x0A { value.insert(0x0A, at: 0) }
-                if value.last == 0x0A { value.append(0x0A) }
-                out += value
+                out += CallRenderer.pythonTextValue(member.value, tags: tags)
                 out += Array("</parameter>\n".utf8)
             }
             return out + Array("</function>\n</seed:tool_call>".utf8)
@@ -70,7 +66,7 @@ extension FormatDefinition {
 
     private static let seedTags = TaggedFunctionTags(
         wrapper: ("<seed:tool_call>", "</seed:tool_call>"), function: ("<function=", "</function>"),
-        parameter: ("<parameter=", "</parameter>"), quotedNames: false)
+        parameter: ("<parameter=", "</parameter>"), quotedNames: false, stripNewlines: false)
 }
 
 extension ToolCallFormat {

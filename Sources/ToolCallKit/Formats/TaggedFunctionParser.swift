@@ -35,6 +35,20 @@ final class TaggedFunctionTags: Sendable {
     let nameAttribute: [UInt8]?
     /// Keys of a first parameter that may wrap all the arguments (``TextArgumentEmitter/wrapperKeys``).
     let wrapperKeys: [String]
+    /// Whether the format's template writes a newline on each side of a value
+    /// (`<parameter=k>\nV\n</parameter>`, Qwen3-Coder): then exactly one is stripped at each
+    /// end. Where the template writes the value flush against its tags (MiniMax M2, DeepSeek
+    /// V3.2, Seed-OSS), every byte between the tags is the value's.
+    let stripNewlines: Bool
+    /// Parameter keys some models wrap every argument in (DeepSeek V3.2 writes one parameter
+    /// `arguments` or `input` holding a JSON object): such a first parameter, undeclared by a
+    /// declared tool, whose object fits the tool's schema and is the call's only parameter, is
+    /// the arguments (``TextArgumentEmitter/beginWrapperCandidate(key:asString:tool:actions:)``).
+    let objectWrapperKeys: Set<String>
+    /// The token every tag of the format begins with, opening and closing (DSML's `<｜DSML｜` and
+    /// `</｜DSML｜`), when the format's markup must never reach the text: a tag it begins that is
+    /// none of the format's is a damaged tag (``TaggedFunctionParser``, `damaged`).
+    let tagTokens: (open: [UInt8], close: [UInt8])?
     let value: TextValueScanner.Tags
     /// Start markers: the wrapper's openers, then a bare function block; the wrapper's closers
     /// are stray.
@@ -48,13 +62,18 @@ final class TaggedFunctionTags: Sendable {
     /// Where a malformed frame ends: inside a wrapper, and in a bare block.
     let wrappedStops: MarkerSet
     let bareStops: MarkerSet
+    /// The marker indexes of the damaged openers, and of the two tag tokens (nil without them).
+    let damagedOpenerIndexes: Range<Int>
+    let tagTokenIndexes: (open: Int, close: Int)?
+    /// Where a damaged tag's region ends: the next opening tag token.
+    let damagedStops: MarkerSet
 
     convenience init(
         wrapper: (String, String), function: (String, String), parameter: (String, String),
-        quotedNames: Bool, jsonCalls: Bool = false
+        quotedNames: Bool, stripNewlines: Bool, jsonCalls: Bool = false
     ) {
         self.init(wrappers: [wrapper], function: function, parameter: parameter, quotedNames: quotedNames,
-                  jsonCalls: jsonCalls)
+                  stripNewlines: stripNewlines, jsonCalls: jsonCalls)
     }
 
     /// `damagedOpeners`: more wrapper openers (a well-formed one's prefix) that open a block too.
@@ -63,9 +82,9 @@ final class TaggedFunctionTags: Sendable {
     /// may be a whole `<![CDATA[…]]>` section (``TextValueScanner``).
     init(
         wrappers: [(String, String)], damagedOpeners: [String] = [], function: (String, String),
-        parameter: (String, String), quotedNames: Bool, jsonCalls: Bool = false, jsonBody: Bool = false,
-        stringAttribute: Bool = false, nameAttribute: String? = nil, stripNewlines: Bool = true, cdata: Bool = false,
-        wrapperKeys: [String] = []
+        parameter: (String, String), quotedNames: Bool, nameAttribute: String? = nil, stripNewlines: Bool,
+        jsonCalls: Bool = false, jsonBody: Bool = false, stringAttribute: Bool = false, cdata: Bool = false,
+        wrapperKeys: [String] = [], objectWrapperKeys: Set<String> = [], tagTokens: (open: String, close: String)? = nil
     ) {
         wrapperOpens = (wrappers.map(\.0) + damagedOpeners).map { Array($0.utf8) }
         wrapperCloses = wrappers.map { Array($0.1.utf8) }
@@ -77,14 +96,23 @@ final class TaggedFunctionTags: Sendable {
         self.jsonBody = jsonBody
         self.stringAttribute = stringAttribute
         self.nameAttribute = nameAttribute.map { Array($0.utf8) }
+        self.stripNewlines = stripNewlines
         self.wrapperKeys = wrapperKeys
+        self.objectWrapperKeys = objectWrapperKeys
+        self.tagTokens = tagTokens.map { (Array($0.open.utf8), Array($0.close.utf8)) }
         value = TextValueScanner.Tags(
             close: parameter.1, follows: [parameter.0, function.1] + wrappers.map(\.1), breaks: [parameter.0, function.1],
             stripNewlines: stripNewlines, cdata: cdata,
             nests: wrappers.map { ($0.0, $0.1, [function.0]) } + [(function.0, function.1, [parameter.0, function.1])])
+        let tokenMarkers = tagTokens.map { [Marker($0.open, role: .section), Marker($0.close, role: .section)] } ?? []
         markers = wrapperOpens.map { Marker(String(decoding: $0, as: UTF8.self), role: .section) }
             + [Marker(function.0, role: .call)]
+            + tokenMarkers
             + wrapperCloses.map { Marker(String(decoding: $0, as: UTF8.self), kind: .stray) }
+        damagedOpenerIndexes = wrappers.count..<(wrappers.count + damagedOpeners.count)
+        let firstToken = wrapperOpens.count + 1
+        tagTokenIndexes = tagTokens == nil ? nil : (firstToken, firstToken + 1)
+        damagedStops = MarkerSet(tagTokens.map { [$0.open] } ?? [])
         frameTags = [functionOpen] + wrapperCloses + wrapperOpens
         paramTags = [parameterOpen, functionClose] + wrapperCloses
         closeTags = [functionClose] + wrapperCloses
@@ -110,7 +138,12 @@ final class TaggedFunctionTags: Sendable {
 ///   newline or `<`, and is at most 512 bytes. A bare opener whose name is broken
 ///   (`<function=name` with no `>`) is text, not a call; inside a wrapper it is `malformed`.
 /// - Values: ``TextValueScanner`` (a missing close tag is closed by the next parameter or the
-///   function's close; a close tag inside a value is data unless the next element follows).
+///   function's close, the line break and indentation before it being layout; a close tag
+///   inside a value is data unless the next element follows). What surrounds a value is the
+///   format's template's (``TaggedFunctionTags/stripNewlines``).
+/// - With ``TaggedFunctionTags/tagTokens``: a tag opened by the format's token that is none of
+///   its tags (or a damaged opener followed by no block) is `malformed` up to the next opening
+///   token; an unknown closing tag is markup through its `>`.
 /// - A missing function close before the wrapper's close is tolerated; an orphan wrapper close
 ///   after a bare block is `markup`.
 /// - End of stream: accepted when the last value was closed (only closing tags are missing) or
@@ -126,7 +159,9 @@ struct TaggedFunctionParser: CallGrammar {
         case params
         /// After the parameter opener: the key up to `>`.
         case key
-        case value(TextValueScanner)
+        /// A value, read by `scanner` (a stored property: the enum stays small, and copying it
+        /// at every step costs nothing).
+        case value
         /// A JSON call object inside the wrapper (``TaggedFunctionTags/jsonCalls``), read by
         /// `jsonReader`. (Kept out of the enum: a reader with heap state in an enum payload is
         /// copied on every step, which made long objects quadratic.)
@@ -138,7 +173,15 @@ struct TaggedFunctionParser: CallGrammar {
         case afterJSONBody(JSONValue, end: Int)
         /// Skipping to the frame's end; the frame is `malformed`.
         case junk(String)
+        /// A damaged or unknown opening tag (``TaggedFunctionTags/tagTokens``) and what follows
+        /// it, up to the next opening tag token: `malformed`, and the calls after it stand.
+        case damaged
+        /// A closing tag token that closes none of the format's tags: markup through its `>`.
+        case strayCloser
     }
+
+    /// The longest damaged region kept for its rejection; past it the rest is text again.
+    static let maxDamagedBytes = 4096
 
     static let maxNameBytes = 512
 
@@ -146,10 +189,15 @@ struct TaggedFunctionParser: CallGrammar {
     private var state: State = .frame
     private var pos = 0
     private var wrapped = true
+    /// The frame began with a damaged opener (``TaggedFunctionTags/damagedOpenerIndexes``).
+    private var openedDamaged = false
+    /// Where the frame's marker began.
+    private var markerStart = 0
     private var frameStart = 0
     private var callsInFrame = 0
     private var tool: ToolDefinition?
     private var emitter = TextArgumentEmitter()
+    private var scanner = TextValueScanner(start: 0)
     private var jsonReader = CallObjectReader(at: 0, streaming: true, maxDepth: 0)
     private var argsReader = JSONReader()
     private var streamer = RawDeltaStreamer(from: 0)
@@ -169,7 +217,12 @@ struct TaggedFunctionParser: CallGrammar {
         pos = bodyStart
         callsInFrame = 0
         wrapped = markers[marker].role == .section
+        markerStart = at
+        openedDamaged = tags.damagedOpenerIndexes.contains(marker)
         state = wrapped ? .frame : .name
+        if let t = tags.tagTokenIndexes {
+            if marker == t.open { state = .damaged } else if marker == t.close { state = .strayCloser }
+        }
     }
 
     mutating func advance(_ w: ByteWindow, context: GrammarContext, actions: inout [GrammarAction]) -> GrammarStep {
@@ -198,6 +251,10 @@ struct TaggedFunctionParser: CallGrammar {
                     if tags.jsonCalls && w[pos] == UInt8(ascii: "{") {
                         jsonReader = CallObjectReader(at: pos, streaming: true, maxDepth: context.maxDepth)
                         state = .json
+                    } else if openedDamaged && callsInFrame == 0 && tags.tagTokens != nil {
+                        // A damaged opener with prose after it (`<｜DSML｜tool_calls-ok Let's…`),
+                        // not a block: a damaged tag.
+                        state = .damaged
                     } else {
                         state = .junk("expected a function block")
                     }
@@ -327,14 +384,20 @@ struct TaggedFunctionParser: CallGrammar {
                 case .name(let key, let next):
                     let raw = tags.stringAttribute && Self.hasStringTrue(w, pos..<next)
                     pos = next
-                    emitter.beginValue(key: key, tool: tool, asString: raw, actions: &actions)
-                    state = .value(TextValueScanner(start: next))
+                    if !tags.objectWrapperKeys.isEmpty, !emitter.hasValues, let tool, tags.objectWrapperKeys.contains(key),
+                        !tool.declares(argument: key)
+                    {
+                        emitter.beginWrapperCandidate(key: key, asString: raw, tool: tool, actions: &actions)
+                    } else {
+                        emitter.beginValue(key: key, tool: tool, asString: raw, actions: &actions)
+                    }
+                    scanner = TextValueScanner(start: next)
+                    state = .value
                 }
-            case .value(var scanner):
+            case .value:
                 let outcome = scanner.advance(w, tags: tags.value, emitter: &emitter, actions: &actions, judge: judge)
                 switch outcome {
                 case .needMore:
-                    state = .value(scanner)
                     return .needMore
                 case .ended(let next):
                     pos = next
@@ -343,13 +406,52 @@ struct TaggedFunctionParser: CallGrammar {
             case .junk(let detail):
                 let stops = wrapped ? tags.wrappedStops : tags.bareStops
                 return stops.rejectMalformed(w, pos: &pos, detail: detail, actions: &actions) { _ in true }
+            case .damaged:
+                // Up to the next opening tag token (a block, an invoke, or another damaged tag,
+                // each read on its own), within the cap.
+                var cap = markerStart + Self.maxDamagedBytes
+                let limit = min(w.end, cap)
+                switch tags.damagedStops.search(w, from: pos, end: limit, isFinal: limit == cap) {
+                case .found(_, let at):
+                    actions.append(.reject(.malformed, detail: Self.damagedDetail, end: at))
+                    return .finished(at: at)
+                case .partial(let at):
+                    pos = at
+                    return .needMore
+                case .none:
+                    guard limit == cap else {
+                        pos = limit
+                        return .needMore
+                    }
+                    // The rest is text again, from a character's first byte.
+                    while cap > pos && w[cap] & 0xC0 == 0x80 { cap -= 1 }
+                    actions.append(.reject(.malformed, detail: Self.damagedDetail, end: cap))
+                    return .finished(at: cap)
+                }
+            case .strayCloser:
+                // Through its `>` on its line (at most a name's length); without one, the token.
+                var i = pos
+                while i < w.end && i - pos <= Self.maxNameBytes {
+                    let b = w[i]
+                    if b == UInt8(ascii: ">") {
+                        actions.append(.markup(end: i + 1))
+                        return .finished(at: i + 1)
+                    }
+                    if b == 0x0A || b == 0x0D || b == UInt8(ascii: "<") { break }
+                    i += 1
+                }
+                if i == w.end && i - pos <= Self.maxNameBytes { return .needMore }
+                actions.append(.markup(end: frameStart))
+                return .finished(at: frameStart)
             }
         }
     }
 
+    private static let damagedDetail = "a damaged or unknown DSML tag (the text up to the next tag)"
+
     func passThrough(at end: Int) -> PassThrough? {
         switch state {
-        case .value(let scanner):
+        case .value:
             guard scanner.isCaughtUp(at: end), emitter.streamsString else { return nil }
             return tags.value.passThrough
         case .json:
@@ -363,9 +465,8 @@ struct TaggedFunctionParser: CallGrammar {
 
     mutating func takePassThrough(_ count: Int, _ w: ByteWindow) {
         switch state {
-        case .value(var scanner):
+        case .value:
             scanner.takeForwarded(count, w, emitter: &emitter)
-            state = .value(scanner)
         case .json:
             jsonReader.takePassThrough(count, w)
             pos = jsonReader.pos
@@ -402,7 +503,7 @@ struct TaggedFunctionParser: CallGrammar {
             actions.append(.accept(arguments: CanonicalJSON(value), end: end))
             callsInFrame += 1
             if w.end > end { actions.append(.markup(end: w.end)) }
-        case .value(var scanner):
+        case .value:
             if scanner.finish(w, tags: tags.value, emitter: &emitter, actions: &actions, judge: judge) {
                 settleCutOff(end: w.end, actions: &actions)
             } else {
@@ -410,6 +511,10 @@ struct TaggedFunctionParser: CallGrammar {
             }
         case .junk(let detail):
             actions.append(.reject(.malformed, detail: detail, end: w.end))
+        case .damaged:
+            actions.append(.reject(.malformed, detail: Self.damagedDetail, end: w.end))
+        case .strayCloser:
+            actions.append(.markup(end: w.end))
         }
     }
 
@@ -541,6 +646,21 @@ struct TaggedValueJudge: TagJudge {
     let tool: ToolDefinition?
     let wrapped: Bool
 
+    /// A quoted function opener at the end of a value (`… <function=x>`) followed by a parameter
+    /// opener is confirmed only when that parameter cannot continue the current call: a key the
+    /// tool declares and the call may take next is the call's own next parameter (the value's
+    /// close tag is missing), and the opener before it is data.
+    func confirmsNest(_ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ emitter: TextArgumentEmitter) -> Bool? {
+        guard tag == tags.parameterOpen, let tool else { return true }
+        switch TaggedFunctionParser.readName(w, from: at + tag.count, tags: tags) {
+        case .needMore: return isFinal ? true : nil
+        case .invalid: return true
+        case .name(let key, _):
+            return !(tool.declares(argument: key) && emitter.admitsNextKey(key, tool: tool, declaredOnly: true))
+        }
+    }
+
+    @inline(__always)
     func verdict(_ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ afterClose: Bool,
                  _ emitter: TextArgumentEmitter) -> TextValueScanner.Verdict {
         if tag == tags.parameterOpen {

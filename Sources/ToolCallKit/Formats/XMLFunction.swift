@@ -5,7 +5,8 @@
 // (docs/formats.md):
 //
 // - Values are raw text (no XML entity decoding); exactly one leading and one trailing `\n`
-//   are stripped; other white space is data.
+//   are stripped (the templates write `<parameter=k>\nV\n</parameter>`); other white space is
+//   data.
 // - Several `<function=…>` blocks may share one `<tool_call>` frame.
 // - A bare `<function=…>` block without the wrapper is a call (`<function=` is a start
 //   marker); a `</tool_call>` after it with no opener is `markup`, never text.
@@ -82,7 +83,7 @@ extension FormatDefinition {
 
     private static let xmlTags = TaggedFunctionTags(
         wrapper: ("<tool_call>", "</tool_call>"), function: ("<function=", "</function>"),
-        parameter: ("<parameter=", "</parameter>"), quotedNames: false, jsonCalls: true)
+        parameter: ("<parameter=", "</parameter>"), quotedNames: false, stripNewlines: true, jsonCalls: true)
 }
 
 extension ToolCallFormat {

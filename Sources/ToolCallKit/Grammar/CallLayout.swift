@@ -70,8 +70,9 @@ public struct CallLayout: Sendable {
         /// Strings a value's text never holds in the grammar (the format's tags: a value that
         /// quoted one could be read as structure).
         var valueExcludes: [String]
-        /// The parser strips one newline at each end of a value: the grammar writes values that
-        /// neither begin nor end with one (the renderer doubles such a newline instead).
+        /// The parser strips one newline at each end of a value beyond what the layout writes
+        /// around it: the grammar writes values that neither begin nor end with one. No
+        /// built-in format does since issue 32 (each strips only what its template writes).
         var stripsNewlines: Bool
         /// How a value that is not a string is spelt.
         var values: TaggedValues = .json

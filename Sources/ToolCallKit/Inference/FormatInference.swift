@@ -5,23 +5,37 @@
 /// `format` is nil when the folder shows no format, or a format this package does not parse:
 /// the evidence then says what was seen. Guessing
 /// wrong is the silent failure this exists to prevent, so there is no fallback format.
+///
+/// `format` is always a base format (`deepseek_v32`, `glm4`, `lfm2`, `mistral`, …), the name
+/// other tools compare. When the folder's chat template shows a model variant of it (DeepSeek
+/// V4's `tool_calls` wrapper, GLM-4.7's layout, …: ``ToolCallFormat/variants``), `variant`
+/// names it; ``modelFormat`` is what to decode, render and build grammars with for the model.
 public struct FormatInference: Sendable, Equatable {
-    /// The inferred format, or nil.
+    /// The inferred base format, or nil.
     public var format: ToolCallFormat?
+    /// The model variant of `format` the folder shows, or nil (the base format's own layout).
+    public var variant: ToolCallFormat?
     /// One line per signal seen, strongest first, conflicts and defaults said plainly.
     public var evidence: [String]
 
+    /// A result naming `format`; a model variant given as `format` is split into its base
+    /// (`format`) and itself (`variant`).
     public init(format: ToolCallFormat?, evidence: [String]) {
-        self.format = format
+        self.format = format?.variantOf ?? format
+        self.variant = format?.variantOf == nil ? nil : format
         self.evidence = evidence
     }
 
-    /// `{"format": NAME or null, "evidence": [...]}` on one line, with `"variant_of": BASE` after
-    /// the format when it is a model variant (`glm47` of `glm4`: the base's wire format, in the
-    /// layout the folder's template writes).
+    /// The format to decode, render and build grammars with for this model: the variant when
+    /// the folder shows one, else the base format (nil when no format was found).
+    public var modelFormat: ToolCallFormat? { variant ?? format }
+
+    /// `{"format": NAME or null, "evidence": [...]}` on one line, with `"variant": NAME` after
+    /// the format when the folder shows a model variant of it (`glm47` of `glm4`: the base's
+    /// wire format, in the layout the folder's template writes).
     public var jsonLine: String {
         var members: [(key: String, value: JSONValue)] = [(key: "format", value: format.map { .string($0.rawValue) } ?? .null)]
-        if let base = format?.variantOf { members.append((key: "variant_of", value: .string(base.rawValue))) }
+        if let variant { members.append((key: "variant", value: .string(variant.rawValue))) }
         members.append((key: "evidence", value: .array(evidence.map { .string($0) })))
         return JSONValue.object(members).jsonText
     }
@@ -65,9 +79,20 @@ extension ToolCallFormat {
 enum Verdict: Equatable, Sendable {
     case format(ToolCallFormat)
 
+    /// The format's name; a model variant's says its base first (`deepseek_v32 (model variant
+    /// deepseek_v4)`), the name `infer` gives.
     var name: String {
         switch self {
-        case .format(let f): return f.rawValue
+        case .format(let f):
+            guard let base = f.variantOf else { return f.rawValue }
+            return "\(base.rawValue) (model variant \(f.rawValue))"
+        }
+    }
+
+    /// The base format this verdict names.
+    var base: ToolCallFormat {
+        switch self {
+        case .format(let f): return f.variantOf ?? f
         }
     }
 }
@@ -234,7 +259,16 @@ struct ModelFolderSignals {
         // 5. A response template, when no built-in format is recognised.
         let template = responseTemplate(tokenizerConfig, builtIn: decided)
 
-        for w in weaker where decided.map({ $0.verdict != w.verdict }) ?? false {
+        // A weaker signal that names a model variant of the decided base format (a declaration
+        // says `deepseek_v32`, the template shows V4's layout) refines it: no conflict.
+        if let d = decided, case .format(let f) = d.verdict, f.variantOf == nil,
+            let refined = weaker.first(where: { $0.verdict.base == f && $0.verdict != d.verdict })
+        {
+            evidence.append("\(refined.source) shows the model variant: \(d.source) names \(f.rawValue), and \(refined.source) writes it as \(refined.verdict.name)")
+            decided = (refined.verdict, d.source)
+        }
+        // A weaker signal naming the decided variant's base format agrees with it.
+        for w in weaker where decided.map({ $0.verdict != w.verdict && w.verdict != .format($0.verdict.base) }) ?? false {
             evidence.append("conflict: \(w.source) suggests \(w.verdict.name); \(decided!.source) is stronger and wins")
         }
         if !missing.isEmpty {

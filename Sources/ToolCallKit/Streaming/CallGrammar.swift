@@ -12,6 +12,9 @@ struct Marker: Sendable {
         case whenToolsDeclared
         /// At the start of the output, or anywhere when `tools` is given.
         case atStartOrWhenToolsDeclared
+        /// At the start of the output, and only when `tools` is given (lfm2's bare list, a call
+        /// only when it is the whole output and names declared tools).
+        case atStartWhenToolsDeclared
     }
 
     /// What a match does.

@@ -63,6 +63,8 @@ final class MarkerPlan: Sendable {
             case .atStartOrWhenToolsDeclared:
                 startIndexes.append(k)
                 if toolsDeclared { laterIndexes.append(k) }
+            case .atStartWhenToolsDeclared:
+                if toolsDeclared { startIndexes.append(k) }
             }
         }
         self.startSet = MarkerSet(startIndexes.map { markers[$0].bytes }, follows: startIndexes.map { markers[$0].follows })

@@ -110,6 +110,14 @@ extension ToolCallDecoder {
             if at > cut { emitText(upTo: at) }
             return false
         case .found(let k, let at):
+            if isFinal && endsInsideStartMarker(from: at) {
+                // The stream ended while a longer start marker was being written: the shorter
+                // marker it begins with (MiniMax M3's namespace token in `]<]minimax[>[<tool_ca`,
+                // DSML's `<｜DSML｜tool_calls` without its `>`) never began a frame, and no call
+                // began. Text.
+                emitText(upTo: end)
+                return false
+            }
             if at > cut { emitText(upTo: at) }
             let marker = setup.plan.markers[k]
             let bodyStart = at + marker.bytes.count
@@ -131,6 +139,19 @@ extension ToolCallDecoder {
             }
             return true
         }
+    }
+
+    /// Whether the bytes from `at` to the end of the window are a proper prefix of one of the
+    /// format's start markers.
+    private func endsInsideStartMarker(from at: Int) -> Bool {
+        let n = window.received - at
+        for m in setup.plan.markers where m.bytes.count > n {
+            guard case .start = m.kind else { continue }
+            var k = 0
+            while k < n && window[at + k] == m.bytes[k] { k += 1 }
+            if k == n { return true }
+        }
+        return false
     }
 
     /// At the start of a stream that began inside a reasoning block: an open marker the model

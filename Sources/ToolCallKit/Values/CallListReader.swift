@@ -14,9 +14,10 @@ final class CallListRules: Sendable {
     let trailingComma: Bool
     /// Whether two objects may follow each other without a comma (`}{`, `} {`).
     let missingComma: Bool
-    /// Whether an element that is a complete JSON value but no object (`"junk"`, `3`) is
+    /// Whether an element that is a complete JSON value but no object (`"junk"`, `3`), or an
+    /// element object that is not JSON (`{"time": 15:30}`, up to its closing bracket), is
     /// `rejected` on its own, its neighbours standing; otherwise it is
-    /// ``CallListReader/Step/unexpected(_:at:)``.
+    /// ``CallListReader/Step/unexpected(_:at:)`` (or ``CallListReader/Step/error(at:)``).
     let rejectsNonObjectsAlone: Bool
     /// Whether a first element that begins like a name (a letter or `_`) is left to the owner
     /// (``CallListReader/Step/unexpected(_:at:)``): llama3's list of Python calls.
@@ -119,6 +120,9 @@ struct CallListReader: Sendable {
         case object
         /// Reading an element that is not an object (``skipper``), rejected on its own.
         case skipping
+        /// An element object that is not JSON (``errorMessage``): finding its end to reject it
+        /// alone (``recover(_:actions:)``).
+        case recovering
         /// After an element: `,`, `]`, or (when allowed) another object.
         case next
         /// The list (or the lone object) has ended.
@@ -149,6 +153,12 @@ struct CallListReader: Sendable {
     /// Why the last ``Step/error(at:)`` was reported.
     private(set) var errorMessage = ""
     private var skipper = JSONTextReader()
+    /// Where the current element object began (its `{`).
+    private var elementStart = 0
+    /// The bracket matcher of ``State/recovering``.
+    private var recoverDepth = 0
+    private var recoverInString = false
+    private var recoverEscaped = false
 
     /// Reads a list whose `[` ends just before `pos`. (A grammar keeps one reader and begins
     /// it again at every frame: it is reset in place, not rebuilt.)
@@ -244,9 +254,18 @@ struct CallListReader: Sendable {
                     state = .ended
                     return .tooDeep(at: at)
                 case .error(let m, let at):
-                    state = .ended
                     errorMessage = m
-                    return .error(at: at)
+                    guard rules.rejectsNonObjectsAlone && !lone else {
+                        state = .ended
+                        return .error(at: at)
+                    }
+                    // Elements stand alone: this one is rejected, its neighbours stand, once
+                    // its end is found.
+                    pos = elementStart
+                    recoverDepth = 0
+                    recoverInString = false
+                    recoverEscaped = false
+                    state = .recovering
                 case .complete(let call, let end):
                     pos = end
                     state = lone ? .ended : .next
@@ -273,6 +292,17 @@ struct CallListReader: Sendable {
                 case .tooDeep(let at):
                     state = .ended
                     return .tooDeep(at: at)
+                }
+            case .recovering:
+                switch recover(w) {
+                case .some(true):
+                    rejectAlone(errorMessage, end: pos, actions: &actions)
+                    state = .next
+                case .some(false):
+                    state = .ended
+                    return .error(at: pos)
+                case .none:
+                    return .needMore
                 }
             case .next:
                 pos = w.skipSpace(from: pos)
@@ -301,7 +331,49 @@ struct CallListReader: Sendable {
         }
     }
 
+    /// Finds the end of an element object that is not JSON, from its `{`: the bracket that
+    /// closes it, strings (and their escapes) read as strings, every other byte passed over
+    /// (`{"time": 15:30}` ends at its `}`). True with `pos` after that bracket; false, `pos` at
+    /// the byte, at a `<` outside a string (markup: the list's end marker or the next call
+    /// marker, never JSON) or past the nesting cap, where the rest of the frame is malformed;
+    /// nil for more bytes. Each byte of the element is read once more here, no more.
+    private mutating func recover(_ w: ByteWindow) -> Bool? {
+        while pos < w.end {
+            let b = w[pos]
+            if recoverInString {
+                if recoverEscaped {
+                    recoverEscaped = false
+                } else if b == UInt8(ascii: "\\") {
+                    recoverEscaped = true
+                } else if b == UInt8(ascii: "\"") {
+                    recoverInString = false
+                }
+            } else {
+                switch b {
+                case UInt8(ascii: "\""):
+                    recoverInString = true
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    recoverDepth += 1
+                    if recoverDepth > maxDepth { return false }
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    recoverDepth -= 1
+                    if recoverDepth <= 0 {
+                        pos += 1
+                        return true
+                    }
+                case UInt8(ascii: "<"):
+                    return false
+                default:
+                    break
+                }
+            }
+            pos += 1
+        }
+        return nil
+    }
+
     private mutating func beginObject() {
+        elementStart = pos
         count += 1
         reader = CallObjectReader(at: pos, streaming: rules.streams, maxDepth: maxDepth, keys: rules.keys)
         state = .object

@@ -58,6 +58,30 @@ struct TextArgumentEmitter: Sendable {
     /// the tool's declared parameters it must stay within.
     private var wrapperOf: Set<String>?
     private var heldPrefix: [UInt8] = []
+    /// A wrapper candidate (``beginWrapperCandidate(key:asString:tool:actions:)``), boxed so
+    /// that the emitter of every other call stays small: nil almost always.
+    private var wrap: WrapperCandidate? = nil
+
+    /// The first value of a call held as a possible wrapper of all the arguments. Immutable
+    /// (replaced, never changed), so copies of an emitter stay independent.
+    private final class WrapperCandidate: Sendable {
+        let key: String
+        let asString: Bool
+        /// The tool whose schema the object must fit, while the value is read.
+        let tool: ToolDefinition?
+        /// The value's bytes, once it ended (nil while it is read).
+        let bytes: [UInt8]?
+        /// The arguments it stands for, when its text is an object that fits the tool.
+        let unwrapped: JSONValue?
+
+        init(key: String, asString: Bool, tool: ToolDefinition?, bytes: [UInt8]? = nil, unwrapped: JSONValue? = nil) {
+            self.key = key
+            self.asString = asString
+            self.tool = tool
+            self.bytes = bytes
+            self.unwrapped = unwrapped
+        }
+    }
 
     init(maxDepth: Int = 512, unescapeQuotedJSON: Bool = false, wrapperKeys: [String] = []) {
         self.maxDepth = maxDepth
@@ -86,9 +110,50 @@ struct TextArgumentEmitter: Sendable {
         beginValue(key: key, schema: tool?.typingSchema(forArgument: key), asString: asString, actions: &actions)
     }
 
+    /// The first value of a call, for `key`, which `tool` does not declare and in which some
+    /// models wrap all the arguments (DeepSeek V3.2's `arguments` or `input`, holding a JSON
+    /// object): held, nothing sent. If the call ends with it alone and its text is a JSON
+    /// object whose keys fit the tool (``ToolDefinition/admits(keys:)``), that object is the
+    /// arguments; otherwise (another parameter begins, or it does not fit) it is sent as the
+    /// parameter it is written as.
+    mutating func beginWrapperCandidate(key: String, asString: Bool, tool: ToolDefinition, actions: inout [GrammarAction]) {
+        self.key = key
+        schema = nil
+        typed = false
+        valueStart = -1
+        valueEnd = -1
+        began += 1
+        mode = .held
+        wrap = WrapperCandidate(key: key, asString: asString, tool: tool)
+    }
+
+    /// Sends the held wrapper candidate as the parameter it is written as.
+    private mutating func releaseWrapper(actions: inout [GrammarAction]) {
+        guard let held = wrap, let bytes = held.bytes else { return }
+        wrap = nil
+        if members.depth == 0 { members.beginObject() }
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        JSONValue.writeString(held.key, to: &out)
+        out.append(UInt8(ascii: ":"))
+        members.key(held.key)
+        let start = members.count
+        if held.asString {
+            members.string(utf8: bytes[...])
+        } else {
+            if Self.nesting(bytes) > maxDepth {
+                tooDeep = true
+                silent = true
+            }
+            SchemaTyping.untyped(ByteWindow(holding: bytes), 0..<bytes.count, into: &members)
+        }
+        out += members.text(from: start)
+        emit(out, actions: &actions)
+    }
+
     /// A value for `key` begins, typed by `schema` (`{"type": ...}`; nil: the no-schema rule).
     /// For formats whose wire says more than the tool's schema (Kimi K3's `type` attribute).
     mutating func beginValue(key: String, schema: JSONValue?, asString: Bool = false, actions: inout [GrammarAction]) {
+        if wrap != nil { releaseWrapper(actions: &actions) }
         self.key = key
         self.schema = schema
         var types = SchemaTyping.types(of: schema)
@@ -157,6 +222,7 @@ struct TextArgumentEmitter: Sendable {
 
     /// Whether a parameter `key` may begin after the current value: not the current key and not
     /// one already set; and, with `declaredOnly`, declared when `tool` declares its parameters.
+    @inline(__always)
     func admitsNextKey(_ key: String, tool: ToolDefinition?, declaredOnly: Bool) -> Bool {
         guard key != self.key, !memberKeys.contains(key) else { return false }
         if declaredOnly, case .object(let props)? = tool?.parameters["properties"] {
@@ -170,6 +236,8 @@ struct TextArgumentEmitter: Sendable {
     /// is empty: otherwise the stream ended before the parameters the tool cannot do without.
     func missingRequired(_ tool: ToolDefinition?) -> [String] {
         guard case .array(let required)? = tool?.parameters["required"] else { return [] }
+        // A held wrapper whose object fits the tool holds every required property.
+        if wrap?.unwrapped != nil && memberKeys.count == 1 { return [] }
         return required.compactMap { $0.stringValue }.filter { !memberKeys.contains($0) && $0 != key }
     }
 
@@ -190,8 +258,20 @@ struct TextArgumentEmitter: Sendable {
 
     /// The current value ended; its bytes are read from `w`.
     mutating func endValue(_ w: ByteWindow, actions: inout [GrammarAction]) {
-        if members.depth == 0 { members.beginObject() }
         let value: ArraySlice<UInt8> = valueStart < 0 ? [] : w.slice(valueStart..<valueEnd)
+        if let held = wrap, held.bytes == nil {
+            let bytes = Array(value)
+            var unwrapped: JSONValue? = nil
+            if Self.nesting(bytes) <= maxDepth, case .object(let members)? = try? JSONValue.parse(bytes),
+                held.tool?.admits(keys: Set(members.map(\.key))) == true
+            {
+                unwrapped = .object(members)
+            }
+            wrap = WrapperCandidate(key: held.key, asString: held.asString, tool: nil, bytes: bytes, unwrapped: unwrapped)
+            memberKeys.insert(key)
+            return
+        }
+        if members.depth == 0 { members.beginObject() }
         switch mode {
         case .stream:
             emit([UInt8(ascii: "\"")], actions: &actions)
@@ -273,6 +353,7 @@ struct TextArgumentEmitter: Sendable {
 
     /// A whole value for `key`, already typed (a nested element tree): emitted at once.
     mutating func addValue(key: String, _ value: JSONValue, actions: inout [GrammarAction]) {
+        releaseWrapper(actions: &actions)
         var out: [UInt8] = [UInt8(ascii: began == 0 ? "{" : ",")]
         JSONValue.writeString(key, to: &out)
         out.append(UInt8(ascii: ":"))
@@ -305,6 +386,17 @@ struct TextArgumentEmitter: Sendable {
         }
         if !errors.isEmpty {
             return .failure(ArgumentsMismatch(reason: .invalidArguments, detail: errors.joined(separator: "\n")))
+        }
+        if let held = wrap, let unwrapped = held.unwrapped {
+            // The call's one parameter wraps its arguments: they are the object it holds.
+            wrap = nil
+            let arguments = CanonicalJSON(unwrapped)
+            emit(arguments.bytes, actions: &actions)
+            return .success(arguments)
+        }
+        releaseWrapper(actions: &actions)
+        if tooDeep {
+            return .failure(ArgumentsMismatch(reason: .tooLarge, detail: nestingTooDeep(maxDepth)))
         }
         emit(Array((began == 0 ? "{}" : "}").utf8), actions: &actions)
         if members.depth == 0 { members.beginObject() }
@@ -490,8 +582,16 @@ struct ScalarProbe: Sendable {
 /// and scanning goes on after them. So a value may contain `</parameter>` literally, and
 /// nothing is held back beyond the close tag, 256 bytes of white space and a partial tag.
 ///
-/// With `stripNewlines`, exactly one leading and one trailing `\n` are not part of the value;
-/// the last `\n` seen is therefore held back until more value bytes follow it.
+/// With `stripNewlines`, exactly one leading and one trailing `\n` are not part of the value.
+///
+/// **Layout before a break.** When a break tag ends the value (its close tag is missing), the
+/// line break and indentation before the tag are layout, not value: the templates put each tag
+/// on a line of its own, so a model that leaves the close tag out still ends the value's line
+/// (`--5\n  </invoke>` is `--5`). The layout is the value's trailing run of white space from the
+/// run's first line break (`\n` or `\r`), when that is at most ``maxLayout`` bytes long (a
+/// longer run is data, as is trailing white space on the value's own line and everything before
+/// a close tag). So the scanner holds back such a run while it is open: at most ``maxLayout``
+/// bytes, and no byte is looked at twice to find it.
 struct TextValueScanner: Sendable {
     /// The tags that end a value, for one format.
     struct Tags: Sendable {
@@ -556,6 +656,9 @@ struct TextValueScanner: Sendable {
     }
 
     static let maxSpaceAfterClose = 256
+    /// The longest layout before a break tag (from the first line break of the trailing white
+    /// space to the tag).
+    static let maxLayout = 256
 
     private var start: Int
     private var pos: Int
@@ -563,7 +666,13 @@ struct TextValueScanner: Sendable {
     private var leadChecked = false
     private var pendingClose: Int?
     /// How many quoted blocks of the format's markup are open inside the value.
-    private var nesting = 0
+    private var nesting: Int32 = 0
+    /// The value's bytes before this were checked for trailing white space.
+    private var spaceChecked: Int
+    /// The first line break of the white space that ends the bytes checked so far (-1 when
+    /// they end with another byte, or with white space that holds no line break; not an
+    /// optional, which would make the scanner, an enum payload copied at every step, larger).
+    private var runBreak = -1
     /// The value is a CDATA section (its opener skipped): only `]]>` may end it.
     private var inCDATA = false
 
@@ -571,12 +680,14 @@ struct TextValueScanner: Sendable {
         self.start = start
         self.pos = start
         self.emitted = start
+        self.spaceChecked = start
     }
 
-    /// Everything up to `end` was scanned and handed to the emitter, and no close tag is
-    /// pending: the next plain bytes are value bytes (``PassThrough/textValue(tags:)``).
+    /// Everything up to `end` was scanned and handed to the emitter, no close tag is pending
+    /// and no white space run with a line break is open: the next plain bytes are value bytes
+    /// (``PassThrough/textValue(tags:)``; they hold no line break, which stops a run).
     func isCaughtUp(at end: Int) -> Bool {
-        leadChecked && pendingClose == nil && pos == end && emitted == end
+        leadChecked && pendingClose == nil && runBreak < 0 && pos == end && emitted == end
     }
 
     /// Takes `count` value bytes that the decoder forwarded: hands them to `emitter` as read.
@@ -584,6 +695,34 @@ struct TextValueScanner: Sendable {
         emitter.takeForwarded(from: pos, to: pos + count)
         pos += count
         emitted = pos
+        spaceChecked = pos
+    }
+
+    /// Brings ``runBreak`` up to `end`: looks back from `end` over the new bytes only, to the
+    /// last byte that is no white space.
+    private mutating func checkSpace(_ w: ByteWindow, upTo end: Int) {
+        guard end > spaceChecked else { return }
+        var i = end
+        var firstBreak = -1
+        while i > spaceChecked {
+            let b = w[i - 1]
+            guard JSONReader.isSpace(b) else {
+                runBreak = firstBreak  // the run begins after this byte
+                spaceChecked = end
+                return
+            }
+            i -= 1
+            if b == 0x0A || b == 0x0D { firstBreak = i }
+        }
+        // Every new byte is white space: the run goes on.
+        if runBreak < 0 { runBreak = firstBreak }
+        spaceChecked = end
+    }
+
+    /// Where the layout before `end` begins (``maxLayout``), or `end` when there is none.
+    private func layoutStart(before end: Int) -> Int {
+        guard runBreak >= 0, end - runBreak <= Self.maxLayout else { return end }
+        return runBreak
     }
 
     /// Scans what arrived; feeds value bytes to `emitter`.
@@ -606,6 +745,7 @@ struct TextValueScanner: Sendable {
             }
             pos = start
             emitted = start
+            spaceChecked = start
             leadChecked = true
         }
         if inCDATA { return advanceCDATA(w, tags: tags, emitter: &emitter, actions: &actions) }
@@ -644,7 +784,8 @@ struct TextValueScanner: Sendable {
                     if tags.nestCloses.contains(tag) && nesting > 0 {
                         nesting -= 1
                     } else if let o = tags.nestOpens.firstIndex(of: tag) {
-                        switch Self.confirms(w, after: at + tag.count, named: tag.last != UInt8(ascii: ">"), by: tags.nestConfirmers[o], isFinal: false) {
+                        switch Self.confirms(w, after: at + tag.count, named: tag.last != UInt8(ascii: ">"), by: tags.nestConfirmers[o],
+                                             isFinal: false, judge: nesting == 0 ? judge : nil, emitter: emitter) {
                         case .some(true): nesting += 1
                         case .some(false): break
                         case .none:
@@ -663,7 +804,7 @@ struct TextValueScanner: Sendable {
                 } else {
                     switch judge.verdict(w, tags.breaks[k - 1], at, false, false, emitter) {
                     case .structure:
-                        return end(at: at, next: at, w, tags: tags, emitter: &emitter, actions: &actions)
+                        return end(atBreak: at, w, tags: tags, emitter: &emitter, actions: &actions)
                     case .undecided:
                         // Hold the tag back until the look-ahead can tell.
                         flush(w, upTo: at, tags: tags, emitter: &emitter, actions: &actions)
@@ -739,7 +880,12 @@ struct TextValueScanner: Sendable {
     /// close after a function). Only a confirmed opener nests: a lone `<tool_call>` mentioned
     /// in a value is data and never changes how the value's own `</parameter>` reads. nil
     /// while the received bytes cannot tell.
-    static func confirms(_ w: ByteWindow, after p: Int, named: Bool, by confirmers: [[UInt8]], isFinal: Bool) -> Bool? {
+    ///
+    /// At the value's own level, `judge` may refuse a confirming tag
+    /// (``TagJudge/confirmsNest(_:_:_:_:_:)``): a parameter opener that continues the current
+    /// call confirms no quoted opener before it.
+    static func confirms<J: TagJudge>(_ w: ByteWindow, after p: Int, named: Bool, by confirmers: [[UInt8]], isFinal: Bool,
+                                      judge: J?, emitter: TextArgumentEmitter) -> Bool? {
         var i = p
         if named {
             while true {
@@ -758,7 +904,9 @@ struct TextValueScanner: Sendable {
         }
         guard i < w.end else { return isFinal ? false : nil }
         switch TagMatch.at(w, i, confirmers, isFinal: isFinal) {
-        case .found: return true
+        case .found(let k):
+            guard let judge else { return true }
+            return judge.confirmsNest(w, confirmers[k], i, isFinal, emitter)
         case .partial: return isFinal ? false : nil
         case .none: return false
         }
@@ -786,10 +934,20 @@ struct TextValueScanner: Sendable {
         if leadChecked, nesting == 0, pos < w.end, case .found(let k, let at) = tags.inValue.search(w, from: pos, end: w.end),
             k > 0, k <= tags.breaks.count, at == pos, judge.verdict(w, tags.breaks[k - 1], at, true, false, emitter) == .structure
         {
-            _ = end(at: at, next: w.end, w, tags: tags, emitter: &emitter, actions: &actions)
+            _ = end(atBreak: at, w, tags: tags, emitter: &emitter, actions: &actions)
             return true
         }
         return false
+    }
+
+    /// Ends the value at a break tag at `at` (its close tag is missing): the layout before the
+    /// tag is not the value's.
+    private mutating func end(
+        atBreak at: Int, _ w: ByteWindow, tags: Tags, emitter: inout TextArgumentEmitter, actions: inout [GrammarAction]
+    ) -> Outcome {
+        checkSpace(w, upTo: at)
+        let valueEnd = max(layoutStart(before: at), emitted)
+        return end(at: valueEnd, next: at, w, tags: tags, emitter: &emitter, actions: &actions)
     }
 
     private mutating func end(
@@ -810,6 +968,10 @@ struct TextValueScanner: Sendable {
     ) {
         guard upTo > emitted else { return }
         var e = UTF8Boundary.safeEnd(w, start: emitted, end: upTo)
+        // Held back: a run that may yet be layout before a break (it covers the one newline
+        // that `stripNewlines` holds before a close tag).
+        checkSpace(w, upTo: e)
+        e = layoutStart(before: e)
         if tags.stripNewlines && e > emitted && w[e - 1] == 0x0A { e -= 1 }
         guard e > emitted else { return }
         emitter.append(w, from: emitted, to: e, actions: &actions)
@@ -823,6 +985,15 @@ struct TextValueScanner: Sendable {
 protocol TagJudge {
     func verdict(_ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ afterClose: Bool,
                  _ emitter: TextArgumentEmitter) -> TextValueScanner.Verdict
+    /// Whether `tag` at `at`, found right after a quoted opener, confirms it (nil: more bytes
+    /// needed). By default every confirming tag does.
+    func confirmsNest(_ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ emitter: TextArgumentEmitter) -> Bool?
+}
+
+extension TagJudge {
+    func confirmsNest(_ w: ByteWindow, _ tag: [UInt8], _ at: Int, _ isFinal: Bool, _ emitter: TextArgumentEmitter) -> Bool? {
+        true
+    }
 }
 
 /// Whether one of a few tags sits exactly at a position.

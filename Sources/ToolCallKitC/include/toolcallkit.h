@@ -32,17 +32,19 @@
  * `toolcall decode` with `_` for `-`. Unknown keys, a key given twice, wrong types and
  * contradictions are refused (a typo is never silently ignored):
  *
- *   "format"          string, required unless "model" is given: a format's raw name, as
- *                     `toolcall formats` lists them (json, xml_function, ...; the case
- *                     spelling, such as "xmlFunction", is accepted too)
+ *   "format"          string, required unless "model" is given: a format's or model
+ *                     variant's raw name, as `toolcall formats` lists them (json,
+ *                     xml_function, deepseek_v4, ...; the case spelling, such as
+ *                     "xmlFunction", is accepted too)
  *   "model"           string: a Hugging Face model folder, meaning what `toolcall decode
- *                     --model` means: the format (or the response template of its
- *                     tokenizer_config.json) is inferred from the folder as tck_infer
- *                     infers it, the decoder takes text (tck_feed), and the folder's name
- *                     is the "model" of OpenAI chunks. Its tokenizer.json is read only for
- *                     token input: with "input": "tokens" (read by tck_decoder_new), or,
- *                     without "input", when the decoder's first feed is token ids (read by
- *                     that tck_feed_tokens). Not together with "format".
+ *                     --model` means: the format, in the model variant its chat template
+ *                     shows (or the response template of its tokenizer_config.json), is
+ *                     inferred from the folder as tck_infer infers it, the decoder takes
+ *                     text (tck_feed), and the folder's name is the "model" of OpenAI
+ *                     chunks. Its tokenizer.json is read only for token input: with
+ *                     "input": "tokens" (read by tck_decoder_new), or, without "input",
+ *                     when the decoder's first feed is token ids (read by that
+ *                     tck_feed_tokens). Not together with "format".
  *   "tools"           array: the OpenAI-style tools array itself (not a file name); only its
  *                     names are accepted, and text-valued arguments are typed by its schemas
  *   "validate"        bool: check arguments against the tools' schemas (needs "tools")
@@ -200,7 +202,7 @@ void tck_decoder_free(tck_decoder *d);
  *
  * dir: the folder's path, NUL-terminated.
  * out, cap: receives the answer, one JSON line {"format": NAME or null, "evidence": [...]}
- * without a newline, NUL-terminated, truncated to cap bytes (out may be NULL when cap is 0).
+ * ("variant": VARIANT after the format when the folder shows a model variant) without a newline, NUL-terminated, truncated to cap bytes (out may be NULL when cap is 0).
  * Returns the size needed for the whole answer including the NUL: when it is larger than
  * cap, call again with a buffer that big. Returns TCK_E_IO when dir is not a readable folder
  * (out then holds the message), or TCK_E_ARGUMENT for a NULL dir. */

@@ -325,7 +325,11 @@ struct CLIInferTests {
         ("Qwen3-Coder-vllm-example", Int32(0), "\"format\":\"xml_function\""),
         ("DeepSeek-V3.1", Int32(0), "\"format\":\"deepseek_v31\""),
         ("own-deepseek-v3-config-only", Int32(3), "\"format\":null"),
-        ("GLM-4.7-Flash", Int32(0), "{\"format\":\"glm47\",\"variant_of\":\"glm4\",\"evidence\":"),
+        // The format is the base format, exactly as scorers compare it; a model variant is named
+        // beside it.
+        ("GLM-4.7-Flash", Int32(0), "{\"format\":\"glm4\",\"variant\":\"glm47\",\"evidence\":"),
+        ("DeepSeek-V4-Flash", Int32(0), "{\"format\":\"deepseek_v32\",\"variant\":\"deepseek_v4\",\"evidence\":"),
+        ("LFM2.5-8B-A1B", Int32(0), "{\"format\":\"lfm2\",\"evidence\":"),
     ])
     func infer(folder: String, status: Int32, fragment: String) throws {
         let r = try CLI.run(["infer", FixturePaths.root.appendingPathComponent("models/\(folder)").path])
@@ -350,5 +354,34 @@ struct CLIInferTests {
         let none = try CLI.run(["decode", "--model", FixturePaths.root.appendingPathComponent("models/Llama-2-7b-hf").path])
         #expect(none.status == 2)
         #expect(none.stderr.contains("no tool-call format found") && none.stderr.contains("Llama 2"))
+    }
+
+    @Test("--model decodes and renders with the model variant the folder shows; --format takes a variant too")
+    func modelVariant() throws {
+        let v4 = FixturePaths.root.appendingPathComponent("models/DeepSeek-V4-Flash").path
+        let calls = #"[{"id": "a", "type": "function", "function": {"name": "f", "arguments": "{\"q\": \"x\"}"}}]"#
+        let byModel = try CLI.run(["render", "--model", v4], stdin: calls)
+        #expect(byModel.status == 0, "\(byModel.stderr)")
+        #expect(byModel.stdout.hasPrefix("<｜DSML｜tool_calls>\n"), "\(byModel.stdout)")
+        let byName = try CLI.run(["render", "--format", "deepseek_v4"], stdin: calls)
+        #expect(byName.stdout == byModel.stdout)
+        let base = try CLI.run(["render", "--format", "deepseek_v32"], stdin: calls)
+        #expect(base.stdout.hasPrefix("<｜DSML｜function_calls>\n"), "\(base.stdout)")
+        let both = try CLI.run(["render", "--format", "deepseek_v32", "--model", v4], stdin: calls)
+        #expect(both.status == 2)
+        let decoded = try CLI.run(["decode", "--model", v4, "--id-seed", "1"], stdin: byModel.stdout)
+        #expect(decoded.status == 0 && decoded.stdout.contains(#""arguments":{"q":"x"}"#), "\(decoded.stdout)")
+    }
+
+    @Test("lfm2 reads string arguments verbatim (LFM2.5's template); lfm2_python reads Python escapes; lfm25 is lfm2")
+    func lfm2Conventions() throws {
+        let input = #"<|tool_call_start|>[f(path='C:\new\file.txt')]<|tool_call_end|>"#
+        let lfm25Folder = FixturePaths.root.appendingPathComponent("models/LFM2.5-8B-A1B").path
+        for args in [["--format", "lfm2"], ["--format", "lfm25"], ["--model", lfm25Folder]] {
+            let r = try CLI.run(["decode"] + args, stdin: input)
+            #expect(r.status == 0 && r.stdout.contains(#""path":"C:\\new\\file.txt""#), "\(args): \(r.stdout) \(r.stderr)")
+        }
+        let python = try CLI.run(["decode", "--format", "lfm2_python"], stdin: input)
+        #expect(python.stdout.contains(#""path":"C:\new"#), "\(python.stdout)")
     }
 }

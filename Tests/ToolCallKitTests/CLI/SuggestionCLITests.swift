@@ -18,7 +18,7 @@ struct SuggestionCLITests {
         ("qwen", ["json"]),
         ("glm", ["glm4", "glm47", "glm45_llamacpp"]),
         ("glm4.7", ["glm47"]),
-        ("lfm2.5", ["lfm25"]),
+        ("lfm2.5", ["lfm2"]),
         ("mistral3", ["mistral31"]),
     ])
     func formatSuggestions(_ name: String, _ expected: [String]) throws {

@@ -25,6 +25,37 @@ struct DecoderBehaviourTests {
         #expect(text == "abc <tool_ca")
     }
 
+    /// Every start marker every format declares, read from the declarations (each with the
+    /// prose it needs before it: none for a marker that counts only at the start).
+    static let declaredStartMarkers: [(format: ToolCallFormat, lead: String, marker: [UInt8])] =
+        ToolCallFormat.allCases.flatMap { format in
+            format.definition.makeGrammar(GrammarContext(format: format, tools: nil, maxDepth: 64)).markers.compactMap {
+                (m: Marker) -> (format: ToolCallFormat, lead: String, marker: [UInt8])? in
+                guard case .start = m.kind else { return nil }
+                switch m.condition {
+                case .always: return (format, "plain ", m.bytes)
+                case .atStart, .atStartOrWhenToolsDeclared: return (format, "", m.bytes)
+                case .whenToolsDeclared, .atStartWhenToolsDeclared: return nil
+                }
+            }
+        }
+
+    @Test("a start marker cut off at the end of the stream is text when no call began, in every format")
+    func cutStartMarkerIsText() throws {
+        let markers = try FixtureTable.nonEmpty(Self.declaredStartMarkers, "declared start markers")
+        #expect(Set(markers.map(\.format.rawValue)).count == ToolCallFormat.allCases.count)
+        for (format, lead, marker) in markers {
+            // Every proper prefix, even one that is itself a shorter marker (MiniMax M3's
+            // namespace token, DSML's opener without its `>`): the longer marker was cut.
+            for n in 1..<marker.count {
+                let input = Array(lead.utf8) + marker[0..<n]
+                let events = ChunkingVerifier(format: format).verify(input, everySplit: false)
+                #expect(events == [.text(input), .end(calls: 0, rejected: 0, bytes: input.count)],
+                        "\(format.rawValue): \(String(decoding: input, as: UTF8.self).debugDescription)")
+            }
+        }
+    }
+
     @Test("text never ends inside a UTF-8 sequence, even one byte at a time")
     func utf8NeverSplit() {
         let input = Array("é🌍你好 <tool_call>{\"name\":\"f\",\"arguments\":{\"s\":\"🌍é\"}}</tool_call>🌍".utf8)

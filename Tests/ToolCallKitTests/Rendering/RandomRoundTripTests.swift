@@ -100,8 +100,8 @@ struct RandomRoundTripTests {
             let calls = g.calls()
             let text = g.text()
             let label = "random case \(k)"
-            // A variant decodes with its base's grammar (lfm25 aside): whole and byte by byte.
-            let everySplit = k < Self.everySplitCases && (format.variantOf == nil || format == .lfm25)
+            // A variant decodes with its base's grammar (lfm2_python aside): whole and byte by byte.
+            let everySplit = k < Self.everySplitCases && (format.variantOf == nil || format == .lfm2Python)
             switch RoundTrip.check(format, calls, text: text, everySplit: everySplit, label: label) {
             case .success(let outcome):
                 rendered += 1
@@ -114,7 +114,7 @@ struct RandomRoundTripTests {
                         return (format.definition.markerTexts + format.definition.fuzzWords).contains { v.contains($0) }
                     }
                 }
-                let verbatim = format == .lfm25 && holdsBothQuotes(calls) && error.reason.contains("verbatim")
+                let verbatim = format == .lfm2 && holdsBothQuotes(calls) && error.reason.contains("verbatim")
                 #expect((textValued.contains(format) && quotesTags) || verbatim, "[\(label)] \(format.rawValue) refused: \(error)")
             }
         }

@@ -97,7 +97,7 @@ let textValued: Set<ToolCallFormat> = [.xmlFunction, .glm4, .minimaxM2, .deepsee
 /// Every built-in format and model variant.
 let everyFormatAndVariant = ToolCallFormat.allCases + ToolCallFormat.variants
 
-/// Whether a string holds both quotes: `lfm25` writes string arguments verbatim between one of
+/// Whether a string holds both quotes: `lfm2` writes string arguments verbatim between one of
 /// them, so such a string may have no spelling that reads back.
 func holdsBothQuotes(_ calls: [RenderedCall]) -> Bool {
     calls.contains { c in
@@ -251,8 +251,9 @@ struct RoundTripTests {
         for row in roundTripTable {
             let label = row.name
             // A variant decodes with its base's grammar, which the base's rows split at
-            // offsets already: its own are decoded whole and byte by byte.
-            let everySplit = row.splits(in: format) && (base == format || format == .lfm25)
+            // offsets already: its own are decoded whole and byte by byte (lfm2_python has a
+            // grammar of its own).
+            let everySplit = row.splits(in: format) && (base == format || format == .lfm2Python)
             switch RoundTrip.check(format, row.calls, text: row.text, everySplit: everySplit, contexts: contexts, label: label, sourceLocation: row.sourceLocation) {
             case .success(let outcome):
                 #expect(row.cannot[base] == nil || base != format, "[\(label)] \(format.rawValue) rendered what it cannot express", sourceLocation: row.sourceLocation)
@@ -263,8 +264,8 @@ struct RoundTripTests {
                 TestLog.note("round trip \(format.rawValue): refused [\(label)]: \(error)")
                 if let fragment = row.cannot[base] {
                     #expect(error.reason.contains(fragment), "[\(label)] \(format.rawValue): \(error)", sourceLocation: row.sourceLocation)
-                } else if format == .lfm25 && holdsBothQuotes(row.calls) {
-                    #expect(error.reason.contains("verbatim"), "[\(label)] lfm25: \(error)", sourceLocation: row.sourceLocation)
+                } else if format == .lfm2 && holdsBothQuotes(row.calls) {
+                    #expect(error.reason.contains("verbatim"), "[\(label)] lfm2: \(error)", sourceLocation: row.sourceLocation)
                 } else if !row.mayRefuse.contains(base) {
                     Issue.record("[\(label)] \(format.rawValue) refused: \(error)", sourceLocation: row.sourceLocation)
                 }
@@ -391,7 +392,7 @@ struct RoundTripTests {
     @Test("the layouts of the chat templates", arguments: [
         (ToolCallFormat.json, "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1, \"b\": [\"x\", true]}}\n</tool_call>"),
         (.lfm2, "<|tool_call_start|>[f(a=1, b=['x', True])]<|tool_call_end|>"),
-        (.lfm25, "<|tool_call_start|>[f(a=1, b=['x', True])]<|tool_call_end|>"),
+        (.lfm2Python, "<|tool_call_start|>[f(a=1, b=['x', True])]<|tool_call_end|>"),
         (.xmlFunction, "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n<parameter=b>\n[\"x\", true]\n</parameter>\n</function>\n</tool_call>"),
         (.glm4, "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>b</arg_key>\n<arg_value>[\"x\", true]</arg_value>\n</tool_call>"),
         (.glm47, "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value><arg_key>b</arg_key><arg_value>[\"x\", true]</arg_value></tool_call>"),

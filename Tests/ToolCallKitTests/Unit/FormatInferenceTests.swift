@@ -2,7 +2,9 @@ import Foundation
 import Testing
 @testable import ToolCallKit
 
-/// A model folder under `Fixtures/models/`, its expected format, and evidence it must show.
+/// A model folder under `Fixtures/models/`, its expected format (the model variant when the
+/// folder shows one: `infer` names its base as the format and the variant beside it), and
+/// evidence it must show.
 struct InferenceCase: CustomTestStringConvertible, Sendable {
     var folder: String
     var format: ToolCallFormat?
@@ -16,7 +18,7 @@ struct FormatInferenceTests {
         // The real folders.
         InferenceCase(folder: "Qwen3-0.6B", format: .json, evidence: ["<tool_call> (Hermes JSON)"]),
         InferenceCase(folder: "Qwen3-30B-A3B", format: .json, evidence: ["family's default", "ambiguous: Qwen3-Coder"]),
-        InferenceCase(folder: "LFM2.5-8B-A1B", format: .lfm25, evidence: ["quoted with a bare '"]),
+        InferenceCase(folder: "LFM2.5-8B-A1B", format: .lfm2, evidence: ["quoted with a bare '"]),
         InferenceCase(folder: "Qwen3-Coder-vllm-example", format: .xmlFunction),
         InferenceCase(folder: "GLM-4.5", format: .glm45LlamaCpp, evidence: ["the name's newline trimmed"]),
         InferenceCase(folder: "GLM-4.6", format: .glm4, evidence: ["<arg_key>"]),
@@ -28,7 +30,7 @@ struct FormatInferenceTests {
         InferenceCase(folder: "Muse-Glimmer-30B", format: .museGlimmer, evidence: ["ATEM calls"]),
         InferenceCase(folder: "Qwen3.5-4B", format: .xmlFunction),
         InferenceCase(folder: "ByteDance-Seed-OSS", format: .seedOss, evidence: ["<seed:tool_call>"]),
-        InferenceCase(folder: "DeepSeek-V4-Flash", format: .deepseekV4, evidence: ["tool_calls wrapper"]),
+        InferenceCase(folder: "DeepSeek-V4-Flash", format: .deepseekV4, evidence: ["tool_calls wrapper → deepseek_v32 (model variant deepseek_v4)"]),
         InferenceCase(folder: "mistralai-Mistral-Small-3.1-24B-Instruct-2503", format: .mistral31, evidence: ["[TOOL_CALLS] ["]),
         InferenceCase(folder: "functiongemma-270m-it-finetune-gemma-teacher", format: .gemma, evidence: ["<start_function_call>"]),
         InferenceCase(folder: "gemma-4", format: .gemma4),
@@ -81,11 +83,41 @@ struct FormatInferenceTests {
     func infer(_ c: InferenceCase) throws {
         let dir = FixturePaths.root.appendingPathComponent("models/\(c.folder)").path
         let result = try ToolCallFormat.infer(modelDirectory: dir)
-        #expect(result.format == c.format, "evidence: \(result.evidence)")
+        #expect(result.modelFormat == c.format, "evidence: \(result.evidence)")
+        // The format is always a base format; a variant is named beside it.
+        let base = c.format?.variantOf ?? c.format
+        #expect(result.format == base, "evidence: \(result.evidence)")
+        #expect(result.variant == (c.format?.variantOf == nil ? nil : c.format))
+        #expect(result.jsonLine.hasPrefix("{\"format\":" + (base.map { "\"\($0.rawValue)\"" } ?? "null")
+            + (result.variant.map { ",\"variant\":\"\($0.rawValue)\"" } ?? "") + ",\"evidence\":"), "\(result.jsonLine)")
         for fragment in c.evidence {
             #expect(result.evidence.contains { $0.contains(fragment) }, "no evidence with \(fragment.debugDescription): \(result.evidence)")
         }
         #expect(!result.jsonLine.contains("\n"))
+    }
+
+    @Test("a declared base format and a template showing its model variant agree: the variant refines it")
+    func declarationRefinedByTemplate() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tck-infer-refine-\(ProcessInfo.processInfo.processIdentifier)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let template = "{% for tc in message.tool_calls %}<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"{{ tc.function.name }}\">{% endfor %}"
+        let config = JSONValue.object([(key: "tool_parser_type", value: .string("deepseek_v32")), (key: "chat_template", value: .string(template))])
+        try Data(config.jsonText.utf8).write(to: URL(fileURLWithPath: dir + "/tokenizer_config.json"))
+        let result = try ToolCallFormat.infer(modelDirectory: dir)
+        #expect(result.format == .deepseekV32 && result.variant == .deepseekV4, "\(result.evidence)")
+        #expect(result.evidence.contains { $0.contains("shows the model variant") }, "\(result.evidence)")
+        #expect(!result.evidence.contains { $0.contains("conflict") }, "\(result.evidence)")
+        #expect(result.jsonLine.hasPrefix(#"{"format":"deepseek_v32","variant":"deepseek_v4","evidence":"#))
+    }
+
+    @Test("a variant given as the format is split into its base and itself")
+    func variantSplit() {
+        let r = FormatInference(format: .glm47, evidence: [])
+        #expect(r.format == .glm4 && r.variant == .glm47 && r.modelFormat == .glm47)
+        let b = FormatInference(format: .glm4, evidence: [])
+        #expect(b.format == .glm4 && b.variant == nil && b.modelFormat == .glm4)
+        #expect(FormatInference(format: nil, evidence: []).modelFormat == nil)
     }
 
     @Test("a path that is not a readable folder is an error")

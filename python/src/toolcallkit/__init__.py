@@ -430,8 +430,9 @@ def message_from_events(events: list, dump_arguments: bool = False) -> dict:
 
 def infer(path: Union[str, os.PathLike]) -> dict:
     """The tool-call format of a Hugging Face model folder, as ``toolcall infer DIR`` prints
-    it: ``{"format": name or None, "evidence": [...]}``. Raises ``OSError`` when the path is
-    not a readable folder."""
+    it: ``{"format": name or None, "evidence": [...]}``, with ``"variant"`` after the format
+    when the folder's chat template shows a model variant of it (``Decoder(model=path)``
+    decodes with the variant). Raises ``OSError`` when the path is not a readable folder."""
     lib = _library()
     raw = os.fsencode(path)
     cap = 4096

@@ -47,13 +47,16 @@ def model_folder(tokenizer: Any) -> Optional[str]:
 
 
 def resolve_format(tokenizer: Any) -> str:
-    """``TOOLCALLKIT_FORMAT``, or the format inferred from the tokenizer's model folder."""
+    """``TOOLCALLKIT_FORMAT``, or the format inferred from the tokenizer's model folder: the
+    model variant its chat template shows when there is one (``infer``'s ``variant``), else the
+    base format."""
     name = os.environ.get(FORMAT_ENV)
     if name:
         return name
     folder = model_folder(tokenizer)
     if folder:
-        found = toolcallkit.infer(folder).get("format")
+        inferred = toolcallkit.infer(folder)
+        found = inferred.get("variant") or inferred.get("format")
         if found:
             return found
     raise toolcallkit.ConfigError(
