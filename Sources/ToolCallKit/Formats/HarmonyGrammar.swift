@@ -404,11 +404,12 @@ struct HarmonyGrammar: CallGrammar {
                 if w[pos] == UInt8(ascii: "<") {
                     // An empty body: the message's end (or the next header) right after
                     // `<|message|>` is a call with no arguments.
-                    switch H.tokens.search(w, from: pos, end: min(w.end, pos + H.tokens.maxLength), isFinal: final || pos + H.tokens.maxLength <= w.end) {
-                    case .found(let k, let at) where at == pos && k != H.tokenConstrain:
-                        let after = at + H.tokens.markers[k].count
+                    let t = dialect.tokens
+                    switch t.search(w, from: pos, end: min(w.end, pos + t.maxLength), isFinal: final || pos + t.maxLength <= w.end) {
+                    case .found(let k, let at) where at == pos && dialect.kinds[k] != .constrain:
+                        let after = at + t.markers[k].count
                         actions.append(.delta(EventText("{}")))
-                        if k <= H.tokenMessage {
+                        if dialect.kinds[k] != .end {
                             actions.append(.accept(arguments: CanonicalJSON(.object([])), end: at))
                             startHeader(token: k, at: at, after: after)
                         } else {
