@@ -110,11 +110,12 @@ extension ToolCallDecoder {
             if at > cut { emitText(upTo: at) }
             return false
         case .found(let k, let at):
-            if isFinal && endsInsideStartMarker(from: at) {
+            if isFinal, case .start = setup.plan.markers[k].kind, endsInsideStartMarker(from: at) {
                 // The stream ended while a longer start marker was being written: the shorter
-                // marker it begins with (MiniMax M3's namespace token in `]<]minimax[>[<tool_ca`,
-                // DSML's `<｜DSML｜tool_calls` without its `>`) never began a frame, and no call
-                // began. Text.
+                // start marker it begins with (MiniMax M3's namespace token in
+                // `]<]minimax[>[<tool_ca`, DSML's `<｜DSML｜tool_calls` without its `>`) never
+                // began a frame, and no call began. Text. (A shorter marker that is markup on
+                // its own, GigaChat 3's `<|message_sep|>`, stays markup.)
                 emitText(upTo: end)
                 return false
             }

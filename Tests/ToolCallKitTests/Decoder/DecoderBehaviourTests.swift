@@ -43,11 +43,20 @@ struct DecoderBehaviourTests {
     @Test("a start marker cut off at the end of the stream is text when no call began, in every format")
     func cutStartMarkerIsText() throws {
         let markers = try FixtureTable.nonEmpty(Self.declaredStartMarkers, "declared start markers")
-        #expect(Set(markers.map(\.format.rawValue)).count == ToolCallFormat.allCases.count)
+        let covered = Set(markers.map(\.format.rawValue))
+        // inkling declares no start marker: its grammar owns the stream (the output opens
+        // inside a block header that only the next token tells from content).
+        let ownsTheStream: Set<String> = ["inkling"]
+        #expect(covered.union(ownsTheStream).count == ToolCallFormat.allCases.count,
+                "formats with no start marker: \(ToolCallFormat.allCases.map(\.rawValue).filter { !covered.contains($0) })")
         for (format, lead, marker) in markers {
-            // Every proper prefix, even one that is itself a shorter marker (MiniMax M3's
-            // namespace token, DSML's opener without its `>`): the longer marker was cut.
-            for n in 1..<marker.count {
+            let grammar = format.definition.makeGrammar(GrammarContext(format: format, tools: nil, maxDepth: 64))
+            let strays = grammar.markers.filter { if case .stray = $0.kind { return true } else { return false } }.map(\.bytes)
+            // Every proper prefix, even one that is itself a shorter start marker (MiniMax M3's
+            // namespace token, DSML's opener without its `>`): the longer marker was cut. A
+            // prefix that holds a whole stray marker (GigaChat 3's `<|message_sep|>`, which
+            // begins its call opener) is that marker's markup first: not checked here.
+            for n in 1..<marker.count where !strays.contains(where: { $0.count <= n && marker.starts(with: $0) }) {
                 let input = Array(lead.utf8) + marker[0..<n]
                 let events = ChunkingVerifier(format: format).verify(input, everySplit: false)
                 #expect(events == [.text(input), .end(calls: 0, rejected: 0, bytes: input.count)],
