@@ -501,9 +501,12 @@ struct TemplateGrammar: CallGrammar {
         moveTo(p, &s)
         guard !isFinal, w.end < w.received else { return }
         // The decoder showed only the cap's worth of bytes.
-        if let f = current, opened, isHeld(template.fields[f]), !oversized {
+        if let f = current, opened, isHeld(template.fields[f]), !oversized, actions.count == actionsBefore {
             // A held region that has not closed inside the cap is too large. (Bytes of a pending
-            // close stay: the scan reads them again.)
+            // close stay: the scan reads them again.) Only when this step reported nothing: a
+            // step that reported text or the call's start moved the decoder's window, which
+            // then shows the region the cap's worth of bytes from there, as a later chunk would
+            // (else the cap would count the text before the region when the input came whole).
             let capEnd = min(w.end, max(accounted, s.stream(pos)))
             if capEnd > accounted {
                 actions.append(.action(.reject(.tooLarge, detail: "the '\(template.fields[f].name)' region is larger than the call cap", end: capEnd)))

@@ -106,7 +106,9 @@ struct TemplateStreamRulesTests {
                 #expect(want["name"]?.stringValue == got.name)
                 #expect(sameJSON(want["arguments"] ?? .object([]), got.arguments), "\(got.arguments.jsonText)")
             }
-            #expect(view.rejected.isEmpty, "rejected \(view.rejected)")
+            // The reasons of the rejections, in order ("rejected"; none when the row names none).
+            let reasons = (e["rejected"]?.arrayValue ?? []).compactMap(\.stringValue)
+            #expect(view.rejected == reasons, "rejected \(view.rejected)")
         }
     }
 
